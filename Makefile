@@ -1,0 +1,53 @@
+# Generative Learning Algorithms: every command a reader, a student or an instructor needs.
+# Each target sets up the virtual environment first if it is missing or out of date.
+#
+#   make book          set up, generate the student notebooks, execute them, build _build/html
+#   make test          set up and run the whole test suite (what CI runs)
+#   make lab           JupyterLab on the student notebooks
+#   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder)
+#   make grade SUBMISSIONS=folder   grade every .ipynb under folder into folder/scores.csv
+#   make bench         benchmarks against scikit-learn
+#   make lock          re-freeze constraints.txt after changing requirements.txt
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+SUBMISSIONS ?= submissions
+
+.PHONY: setup book test lab assignments grade bench lock clean
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt constraints.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+book: $(STAMP)
+	$(PY) tools/course.py book
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+assignments: $(STAMP)
+	$(PY) tools/course.py assign
+
+lab: assignments
+	$(VENV)/bin/jupyter lab dist/student
+
+grade: $(STAMP)
+	$(PY) tools/course.py grade $(SUBMISSIONS)
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+lock: requirements.txt
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --quiet -r requirements.txt
+	{ sed -n '1,2p' constraints.txt; .lock-venv/bin/pip freeze --exclude-editable; } > constraints.tmp
+	mv constraints.tmp constraints.txt && rm -rf .lock-venv
+
+clean:
+	rm -rf _build dist .pytest_cache .hypothesis
