@@ -1,0 +1,298 @@
+"""Course tooling: release student notebooks, build the website, grade submissions.
+
+The master notebooks in ``notebooks/`` hold the lecture, the solutions and the tests in
+otter-grader's markup. Everything a student or a reader sees is generated from them:
+
+``assign``
+    ``otter assign`` on every master: student notebooks (no solutions, no hidden tests) in
+    ``dist/student/`` and one autograder zip per assignment in ``dist/autograder/``.
+``book``
+    ``assign``, then stage the website's sources in ``_build/source/`` (the book's configuration,
+    its pages and the *student* notebooks) and run the strict Jupyter Book build into
+    ``_build/html``. Solutions never reach the website because the website never sees a master.
+``grade``
+    Grade every ``.ipynb`` under a folder with ``otter run`` against the matching autograder zip
+    and write a table of scores.
+``clean``
+    Strip execution metadata and volatile fields from notebooks (run it after re-executing a
+    master, before committing).
+
+Run ``python tools/course.py --help``; the Makefile wraps each command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parents[1]
+MASTERS = ROOT / "notebooks"
+DIST = ROOT / "dist"
+BUILD = ROOT / "_build"
+BOOK_SOURCE = BUILD / "source"
+# Files and folders at the top of the repository that make up the website besides the notebooks.
+BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "logo.svg"]
+ASSIGNMENT_MARKER = "# ASSIGNMENT CONFIG"
+# A submission that takes longer than this in total is stopped and scored 0 (each cell of it is
+# separately limited by lecturekit.grading.CellTimeLimit, named in every assignment config).
+SUBMISSION_TIMEOUT = 900
+
+
+def log(message: str) -> None:
+    print(f"[course] {message}", flush=True)
+
+
+def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    log(" ".join(str(part) for part in command))
+    return subprocess.run([str(part) for part in command], check=True, **kwargs)
+
+
+def tool(name: str) -> str:
+    """Path of a console script installed next to this Python (the course's virtual environment)."""
+    candidate = Path(sys.executable).parent / name
+    return str(candidate) if candidate.exists() else name
+
+
+def master_notebooks() -> list[Path]:
+    return sorted(p for p in MASTERS.glob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def is_assignment(nb: nbformat.NotebookNode) -> bool:
+    return bool(nb.cells) and nb.cells[0].cell_type == "raw" and nb.cells[0].source.lstrip().startswith(
+        ASSIGNMENT_MARKER
+    )
+
+
+# --------------------------------------------------------------------------- notebook hygiene
+
+VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime")
+
+
+def clean_notebook(nb: nbformat.NotebookNode, *, clear_outputs: bool = False) -> nbformat.NotebookNode:
+    """Remove execution timings, widget state and other per-run metadata; optionally outputs."""
+    for cell in nb.cells:
+        for key in VOLATILE_CELL_METADATA:
+            cell.metadata.pop(key, None)
+        if cell.cell_type == "code":
+            if clear_outputs:
+                cell.outputs = []
+                cell.execution_count = None
+            for output in cell.get("outputs", []):
+                output.get("metadata", {}).pop("execution", None)
+    nb.metadata.pop("widgets", None)
+    nb.metadata["kernelspec"] = {
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+        "name": "python3",
+    }
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def clean(paths: list[Path]) -> None:
+    for path in paths:
+        nb = nbformat.read(path, as_version=4)
+        nbformat.write(clean_notebook(nb), path)
+        log(f"cleaned {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+
+
+# --------------------------------------------------------------------------- assign
+
+
+def assign(dist: Path = DIST, *, run_tests: bool = True) -> Path:
+    """Generate student notebooks and autograder zips from every master notebook.
+
+    Returns the folder of student notebooks (``dist/student``).
+    """
+    student_dir, autograder_dir, work = dist / "student", dist / "autograder", dist / "assign"
+    for folder in (student_dir, autograder_dir, work):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+    for master in master_notebooks():
+        nb = nbformat.read(master, as_version=4)
+        if not is_assignment(nb):
+            nbformat.write(clean_notebook(nb, clear_outputs=True), student_dir / master.name)
+            continue
+        out = work / master.stem
+        command = [sys.executable, "-m", "otter", "assign", master, out]
+        if not run_tests:
+            command.insert(4, "--no-run-tests")
+        run(command)
+        student = nbformat.read(out / "student" / master.name, as_version=4)
+        nbformat.write(clean_notebook(student, clear_outputs=True), student_dir / master.name)
+        for extra in (out / "student").iterdir():  # support files the assignment ships, if any
+            if extra.name != master.name:
+                copy = shutil.copytree if extra.is_dir() else shutil.copy2
+                copy(extra, student_dir / extra.name)
+        (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
+        shutil.copy2(zip_path, autograder_dir / f"{master.stem}-autograder.zip")
+    log(f"student notebooks in {student_dir}, autograders in {autograder_dir}")
+    return student_dir
+
+
+# --------------------------------------------------------------------------- book
+
+
+def prepare_for_web(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Tag a student notebook for the website.
+
+    The otter initialisation cell still runs (``grader.check`` needs it) but is not shown, and the
+    public checks show their code but not their output: on the website every exercise is blank, so
+    every check would only report a failure.
+    """
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = cell.metadata.setdefault("tags", [])
+        source = cell.source.lstrip()
+        if source.startswith("# Initialize Otter"):
+            tags.append("remove-cell")
+        elif source.startswith("grader.check"):
+            tags.append("remove-output")
+    return nb
+
+
+def stage_book(student_dir: Path, source: Path = BOOK_SOURCE) -> Path:
+    """Assemble the website's sources: book configuration, pages and student notebooks."""
+    shutil.rmtree(source, ignore_errors=True)
+    (source / "notebooks").mkdir(parents=True)
+    for name in BOOK_FILES:
+        if (ROOT / name).exists():
+            shutil.copy2(ROOT / name, source / name)
+    for path in sorted(student_dir.iterdir()):
+        target = source / "notebooks" / path.name
+        if path.suffix == ".ipynb":
+            nbformat.write(prepare_for_web(nbformat.read(path, as_version=4)), target)
+        elif path.is_dir():
+            shutil.copytree(path, target)
+        else:
+            shutil.copy2(path, target)
+    return source
+
+
+def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT) -> Path:
+    """Strict Jupyter Book build: any warning (a failing cell, a broken reference) fails it."""
+    run([tool("jupyter-book"), "build", source, "--path-output", output_root, "-W", "-n", "--keep-going"])
+    index = output_root / "_build" / "html" / "index.html"
+    if not index.exists():
+        raise SystemExit(f"the build finished but {index} is missing")
+    return index
+
+
+def book(dist: Path = DIST, output_root: Path = ROOT) -> Path:
+    student_dir = assign(dist)
+    index = build_book(stage_book(student_dir, output_root / "_build" / "source"), output_root)
+    log(f"the course website is built: open {index}")
+    return index
+
+
+# --------------------------------------------------------------------------- grade
+
+
+def assignment_name(path: Path) -> str:
+    nb = nbformat.read(path, as_version=4)
+    name = nb.metadata.get("otter", {}).get("assignment_name")
+    return name or path.stem
+
+
+def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT) -> dict:
+    """Grade one notebook with ``otter run``; returns {question: score} plus totals."""
+    with tempfile.TemporaryDirectory(prefix="grade-") as out:
+        try:
+            run(
+                [tool("otter"), "run", "-a", autograder, "-o", out, submission],
+                timeout=timeout, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            )
+        except subprocess.TimeoutExpired:
+            return {"error": f"grading stopped after {timeout:g} s"}
+        except subprocess.CalledProcessError as exc:
+            return {"error": f"otter run failed: {exc.stdout[-500:] if exc.stdout else exc}"}
+        results = json.loads((Path(out) / "results.json").read_text())
+    # results.json is in Gradescope's format: one entry per question, plus a summary of public tests.
+    scores = {}
+    for test in results["tests"]:
+        if "score" in test and test.get("name") != "Public Tests":
+            scores[test["name"]] = test["score"]
+            scores["possible"] = scores.get("possible", 0) + test["max_score"]
+    return scores
+    return scores
+
+
+def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograder",
+          timeout: float = SUBMISSION_TIMEOUT, jobs: int | None = None) -> list[dict]:
+    """Grade every notebook under ``submissions`` and write one row per submission to ``out_csv``.
+
+    Submissions are graded ``jobs`` at a time (default: the number of CPUs), each in its own
+    ``otter run`` process.
+    """
+    if not submissions.is_dir():
+        raise SystemExit(f"{submissions} is not a folder of submitted notebooks")
+    paths = sorted(p for p in submissions.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+    if not paths:
+        raise SystemExit(f"no .ipynb files under {submissions}")
+
+    def grade_path(path: Path) -> dict:
+        name = assignment_name(path)
+        zip_path = autograders / f"{name}-autograder.zip"
+        row = {"submission": str(path.relative_to(submissions)), "assignment": name}
+        if not zip_path.exists():
+            row["error"] = f"no autograder {zip_path.name}; run `make assignments` first"
+        else:
+            row.update(grade_one(path, zip_path, timeout))
+        questions = [k for k in row if k not in ("submission", "assignment", "error", "possible")]
+        row["total"] = sum(row[q] for q in questions)
+        log(f"{row['submission']}: {row['total']:g}" + (f" ({row['error']})" if "error" in row else ""))
+        return row
+
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        rows = list(pool.map(grade_path, paths))
+    columns = ["submission", "assignment"]
+    columns += sorted({k for row in rows for k in row} - {"submission", "assignment", "total", "possible", "error"})
+    columns += ["total", "possible", "error"]
+    out_csv.parent.mkdir(parents=True, exist_ok=True)
+    with out_csv.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    log(f"scores written to {out_csv}")
+    return rows
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("assign", help="student notebooks and autograder zips into dist/")
+    commands.add_parser("book", help="assign, then build the website into _build/html")
+    grade_parser = commands.add_parser("grade", help="grade a folder of submitted notebooks")
+    grade_parser.add_argument("submissions", type=Path, help="folder holding the submitted .ipynb files")
+    grade_parser.add_argument("--out", type=Path, default=None, help="CSV to write (default: SUBMISSIONS/scores.csv)")
+    grade_parser.add_argument("--autograders", type=Path, default=DIST / "autograder")
+    clean_parser = commands.add_parser("clean", help="strip volatile metadata from notebooks")
+    clean_parser.add_argument("paths", type=Path, nargs="*", help="default: every master notebook")
+    args = parser.parse_args(argv)
+
+    if args.command == "assign":
+        assign()
+    elif args.command == "book":
+        book()
+    elif args.command == "grade":
+        grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders)
+    elif args.command == "clean":
+        clean(args.paths or master_notebooks())
+
+
+if __name__ == "__main__":
+    main()
