@@ -1,0 +1,261 @@
+"""The course pipeline end to end: student versions, the strict book build, no leaks, grading.
+
+These tests run the same code as ``make assignments``, ``make book`` and ``make grade``
+(tools/course.py), in temporary folders.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ROOT, assignment_masters, course
+
+pytestmark = pytest.mark.slow
+
+MASTERS = assignment_masters()
+BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
+
+
+# --------------------------------------------------------------------------- what must not leak
+
+
+def solution_lines(master: Path) -> set[str]:
+    """Distinctive lines of solution code and of hidden tests in a master notebook."""
+    nb = nbformat.read(master, as_version=4)
+    secret: set[str] = set()
+    public: list[str] = []
+    in_tests = in_solution_block = False
+    for cell in nb.cells:
+        text = cell.source.strip()
+        if cell.cell_type == "raw":
+            in_tests = text.startswith("# BEGIN TESTS") or (in_tests and not text.startswith("# END TESTS"))
+            in_solution_block = text.startswith("# BEGIN SOLUTION") or (
+                in_solution_block and not text.startswith("# END SOLUTION"))
+            continue
+        lines = cell.source.splitlines()
+        if cell.cell_type == "code" and in_tests:
+            if lines and "hidden" in lines[0].lower():
+                secret.update(lines[1:])
+        elif cell.cell_type == "code" and in_solution_block:
+            inside = False
+            for line in lines:
+                if "# END SOLUTION" in line:
+                    inside = False
+                (secret.add if inside else public.append)(line)
+                if "# BEGIN SOLUTION" in line:
+                    inside = True
+        else:
+            public.extend(lines)
+    # Keep lines long enough to be distinctive and that the lecture itself does not also contain.
+    shown = "\n".join(public)
+    return {line.strip() for line in secret if len(line.strip()) >= 20 and line.strip() not in shown}
+
+
+MARKERS = ["# BEGIN SOLUTION", "# END SOLUTION", "# BEGIN TESTS", "# HIDDEN", "BEGIN QUESTION", "ASSIGNMENT CONFIG"]
+
+
+def test_there_is_something_to_leak():
+    """Guard against a vacuous no-leak test: every assignment has solutions and hidden tests."""
+    assert MASTERS, "no assignment notebooks found"
+    for master in MASTERS:
+        lines = solution_lines(master)
+        assert len(lines) >= 5, f"{master.name}: too few distinctive solution lines to check ({lines})"
+        assert any("def test_" in line for line in lines), f"{master.name}: no hidden test found"
+
+
+def student_facing_files(release: Path, built_book: Path) -> list[Path]:
+    files = sorted((release / "student").rglob("*.ipynb"))
+    files += sorted(p for p in (built_book / "html").rglob("*") if p.suffix in {".html", ".ipynb", ".txt", ".js"})
+    files += sorted((built_book / "source").rglob("*.ipynb"))
+    return files
+
+
+def test_no_solution_or_hidden_test_reaches_students_or_the_website(release, built_book):
+    secrets = set().union(*(solution_lines(m) for m in MASTERS))
+    files = student_facing_files(release, built_book)
+    assert any(p.suffix == ".html" for p in files) and any(p.suffix == ".ipynb" for p in files)
+    leaks = []
+    for path in files:
+        text = path.read_text(errors="replace")
+        # The built HTML escapes quotes and angle brackets; compare against an unescaped copy too.
+        unescaped = (text.replace("&quot;", '"').replace("&#39;", "'").replace("&lt;", "<")
+                     .replace("&gt;", ">").replace("&amp;", "&"))
+        if path.suffix == ".ipynb":  # notebook JSON escapes quotes and newlines
+            nb = nbformat.read(path, as_version=4)
+            unescaped = "\n".join(c.source for c in nb.cells) + "\n" + str(nb.metadata)
+        for secret in list(secrets) + MARKERS:
+            if secret in unescaped:
+                leaks.append(f"{path}: {secret!r}")
+    assert not leaks, "solutions or hidden tests reached a student-facing file:\n" + "\n".join(leaks[:20])
+
+
+def test_student_notebooks_are_clean(release):
+    for path in (release / "student").glob("*.ipynb"):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert cell.execution_count is None and cell.outputs == [], f"{path.name}: stored outputs"
+            assert "execution" not in cell.metadata
+
+
+# --------------------------------------------------------------------------- the website
+
+
+def test_book_has_every_chapter_executed_with_figures(built_book):
+    html = built_book / "html"
+    assert (html / "index.html").exists()
+    for master in course.master_notebooks():
+        page = html / "notebooks" / f"{master.stem}.html"
+        assert page.exists(), f"{page} was not built"
+        text = page.read_text()
+        assert "cell_output" in text, f"{page.name} shows no executed output"
+        images = re.findall(r'<img[^>]+src="([^"]+\.png)"', text)
+        assert len(images) >= 3, f"{page.name} has {len(images)} figures"
+        for src in images:
+            assert (page.parent / src).resolve().exists(), f"{page.name}: missing image {src}"
+    bayes = (html / "notebooks" / f"{BAYES}.html").read_text()
+    assert "0.1538" in bayes  # the worked example's posterior, computed while building
+
+
+def test_skipping_every_exercise_still_runs_the_whole_notebook(built_book):
+    """The book executes the blank student versions: no cell may raise."""
+    executed = sorted((built_book / "jupyter_execute" / "notebooks").glob("*.ipynb"))
+    assert executed, "the build kept no executed notebooks"
+    for path in executed:
+        nb = nbformat.read(path, as_version=4)
+        errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+        assert not errors, f"{path.name}: {errors[0]['ename']}: {errors[0]['evalue']}"
+
+
+def test_website_hides_failing_check_noise(built_book):
+    page = (built_book / "html" / "notebooks" / f"{BAYES}.html").read_text()
+    assert 'grader.check' in page  # the prompt tells students how to check...
+    assert "results:" not in page and "Initialize Otter" not in page  # ...but shows no failing output
+
+
+# --------------------------------------------------------------------------- grading
+
+
+def answer_cells(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    cells = {}
+    for cell in nb.cells:
+        match = re.match(r"def (\w+)\(", cell.source)
+        if cell.cell_type == "code" and match and "otter_answer_cell" in cell.metadata.get("tags", []):
+            cells[match.group(1)] = cell
+    return cells
+
+
+def submission(release: Path, answers: dict[str, str]) -> nbformat.NotebookNode:
+    nb = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
+    cells = answer_cells(nb)
+    assert set(answers) <= set(cells), f"unknown answer cells {set(answers) - set(cells)}"
+    for name, source in answers.items():
+        cells[name].source = source
+    return nb
+
+
+CORRECT = {
+    "positive_predictive_value": (
+        "def positive_predictive_value(prevalence, sensitivity, specificity):\n"
+        "    joint = sensitivity * prevalence\n"
+        "    return joint / (joint + (1 - specificity) * (1 - prevalence))\n"
+    ),
+    "add_k_estimate": (
+        "def add_k_estimate(counts, k):\n"
+        "    counts = np.asarray(counts, dtype=float)\n"
+        "    return (counts + k) / (counts.sum() + k * len(counts))\n"
+    ),
+    "classify": (
+        "def classify(prior, likelihood, x):\n"
+        "    return np.argmax(np.asarray(prior)[:, None] * np.asarray(likelihood)[:, x], axis=0)\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(release, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("submissions")
+    cases = {
+        # The instructor's own solutions, as otter assign wrote them.
+        "solutions": nbformat.read(release / "assign" / BAYES / "autograder" / f"{BAYES}.ipynb", as_version=4),
+        "independent-correct": submission(release, CORRECT),
+        "blank": submission(release, {}),
+        # q1 passes its public test by hard-coding it but fails the hidden one (1 of 3);
+        # q2 forgets the kK in the denominator (0 of 3); q3 is right (3 of 3).
+        "wrong": submission(release, {
+            "positive_predictive_value": "def positive_predictive_value(prevalence, sensitivity, specificity):\n"
+                                         "    return 0.009 / 0.0585\n",
+            "add_k_estimate": "def add_k_estimate(counts, k):\n"
+                              "    counts = np.asarray(counts, dtype=float)\n"
+                              "    return (counts + k) / counts.sum()\n",
+            "classify": CORRECT["classify"],
+        }),
+        "raises": submission(release, {
+            **CORRECT,
+            "positive_predictive_value": "def positive_predictive_value(prevalence, sensitivity, specificity):\n"
+                                         "    raise NotImplementedError('I ran out of time')\n\n"
+                                         "positive_predictive_value(0.01, 0.9, 0.95)\n",
+        }),
+        # An infinite loop, both when the answer cell runs and whenever a test calls the function.
+        "loops": submission(release, {
+            **CORRECT,
+            "add_k_estimate": "def add_k_estimate(counts, k):\n    while True:\n        pass\n\n"
+                              "add_k_estimate([2, 1], 1)\n",
+        }),
+    }
+    for name, nb in cases.items():
+        (folder / name).mkdir()
+        nbformat.write(nb, folder / name / f"{BAYES}.ipynb")
+    rows = course.grade(folder, folder / "scores.csv", release / "autograder")
+    with (folder / "scores.csv").open() as handle:
+        table = {row["submission"].split("/")[0]: row for row in csv.DictReader(handle)}
+    assert len(rows) == len(cases) == len(table)
+    return table
+
+
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("solutions", {"q1": 3, "q2": 3, "q3": 3, "total": 9}),
+        ("independent-correct", {"q1": 3, "q2": 3, "q3": 3, "total": 9}),
+        ("blank", {"q1": 0, "q2": 0, "q3": 0, "total": 0}),
+        ("wrong", {"q1": 1, "q2": 0, "q3": 3, "total": 4}),
+        ("raises", {"q1": 0, "q2": 3, "q3": 3, "total": 6}),
+        ("loops", {"q1": 3, "q2": 0, "q3": 3, "total": 6}),
+    ],
+)
+def test_grading(graded, case, expected):
+    row = graded[case]
+    assert row["error"] == "", row["error"]
+    assert float(row["possible"]) == 9
+    got = {key: float(row[key]) for key in expected}
+    assert got == expected
+
+
+def test_grade_reports_a_missing_autograder(tmp_path):
+    (tmp_path / "subs").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["otter"] = {"assignment_name": "no-such-assignment"}
+    nbformat.write(nb, tmp_path / "subs" / "x.ipynb")
+    rows = course.grade(tmp_path / "subs", tmp_path / "scores.csv", tmp_path)
+    assert "make assignments" in rows[0]["error"] and rows[0]["total"] == 0
+
+
+def test_autograder_zip_carries_hidden_tests(release):
+    import zipfile
+
+    for master in MASTERS:
+        with zipfile.ZipFile(release / "autograder" / f"{master.stem}-autograder.zip") as archive:
+            names = archive.namelist()
+            tests = [n for n in names if n.startswith("tests/")]
+            assert tests, names
+            body = "".join(archive.read(n).decode() for n in tests)
+            assert "hidden=True" in body
+            config = archive.read("otter_config.json").decode()
+            assert "lecturekit.grading.CellTimeLimit" in config

@@ -1,0 +1,64 @@
+"""House rules for the master notebooks and the package's backlinks to them."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+
+import nbformat
+import pytest
+import yaml
+
+import lecturekit
+from conftest import ROOT, course
+
+MASTERS = course.master_notebooks()
+
+
+def test_there_are_notebooks():
+    assert MASTERS
+
+
+@pytest.mark.parametrize("path", MASTERS, ids=lambda p: p.name)
+def test_master_notebook_hygiene(path):
+    assert re.fullmatch(r"\d\d\.\d\d-[A-Z][A-Za-z0-9]*(-[A-Za-z0-9]+)*\.ipynb", path.name), path.name
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    assert set(nb.metadata) <= {"kernelspec", "language_info"}, f"extra notebook metadata {set(nb.metadata)}"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert any(c.outputs for c in code), "masters are committed executed, so that nbval can compare"
+    for cell in nb.cells:
+        assert "execution" not in cell.metadata, "run `python tools/course.py clean` before committing"
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error", f"stored error output: {output.get('ename')}"
+    first = nb.cells[1]
+    assert first.cell_type == "markdown" and first.source.startswith("# "), "a notebook opens with its title"
+    assert "**You will learn**" in first.source
+
+
+def test_every_master_is_in_the_table_of_contents():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = {c["file"] for part in toc["parts"] for c in part["chapters"]}
+    assert files == {f"notebooks/{p.stem}" for p in MASTERS}
+
+
+def public_objects():
+    for info in pkgutil.iter_modules(lecturekit.__path__):
+        module = importlib.import_module(f"lecturekit.{info.name}")
+        for name in getattr(module, "__all__", []):
+            yield f"{info.name}.{name}", getattr(module, name)
+
+
+@pytest.mark.parametrize("name, obj", list(public_objects()), ids=lambda v: v if isinstance(v, str) else "")
+def test_public_objects_have_docstrings_and_backlinks(name, obj):
+    doc = inspect.getdoc(obj)
+    assert doc and "Parameters" in doc or inspect.isclass(obj), f"{name} needs a numpydoc docstring"
+    module = inspect.getmodule(obj)
+    links = re.findall(r"notebooks/([\w.\-]+\.ipynb)", (module.__doc__ or "") + (doc or ""))
+    if module.__name__ != "lecturekit.grading":  # grading support is course tooling, not a model
+        assert links, f"{name}: say where it is derived (notebooks/...ipynb)"
+    for link in links:
+        assert (ROOT / "notebooks" / link).exists(), f"{name} links to a missing notebook {link}"
