@@ -19,7 +19,8 @@ SUBMISSIONS ?= submissions
 
 setup: $(STAMP)
 
-$(STAMP): requirements.txt constraints.txt pyproject.toml
+$(STAMP): requirements.txt constraints.txt pyproject.toml package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
 	$(PY) -m pip install --quiet --no-deps -e .
@@ -50,4 +51,4 @@ lock: requirements.txt
 	mv constraints.tmp constraints.txt && rm -rf .lock-venv
 
 clean:
-	rm -rf _build dist .pytest_cache .hypothesis
+	rm -rf _build dist .pytest_cache .hypothesis node_modules

@@ -123,6 +123,20 @@ def test_book_has_every_chapter_executed_with_figures(built_book):
     assert "0.1538" in bayes  # the worked example's posterior, computed while building
 
 
+def test_math_is_served_from_the_site_itself(built_book):
+    """No CDN: the pages load MathJax from _static, and the file is there."""
+    html = built_book / "html"
+    for page in html.rglob("*.html"):
+        text = page.read_text()
+        if "\\(" in text or "\\[" in text or "$$" in text:
+            scripts = re.findall(r'<script[^>]+src="([^"]*mathjax[^"]*)"', text, flags=re.I)
+            assert scripts, f"{page.name} has math but loads no MathJax"
+            for src in scripts:
+                assert not src.startswith(("http:", "https:", "//")), f"{page.name} loads {src}"
+                assert (page.parent / src.split("?")[0]).resolve().is_file(), f"{page.name}: {src} missing"
+    assert (html / "_static" / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").is_dir()
+
+
 def test_skipping_every_exercise_still_runs_the_whole_notebook(built_book):
     """The book executes the blank student versions: no cell may raise."""
     executed = sorted((built_book / "jupyter_execute" / "notebooks").glob("*.ipynb"))

@@ -43,6 +43,10 @@ BOOK_SOURCE = BUILD / "source"
 # Files and folders at the top of the repository that make up the website besides the notebooks.
 BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "logo.svg"]
 ASSIGNMENT_MARKER = "# ASSIGNMENT CONFIG"
+# MathJax 3 from the npm package pinned in package.json (`npm ci` puts it here); the website serves
+# it from _static/mathjax so that math renders with no network. _config.yml points mathjax_path at it.
+MATHJAX = ROOT / "node_modules" / "mathjax" / "es5"
+MATHJAX_PARTS = ["tex-chtml-full.js", "output/chtml/fonts", "ui", "a11y", "adaptors"]
 # A submission that takes longer than this in total is stopped and scored 0 (each cell of it is
 # separately limited by lecturekit.grading.CellTimeLimit, named in every assignment config).
 SUBMISSION_TIMEOUT = 900
@@ -169,6 +173,7 @@ def stage_book(student_dir: Path, source: Path = BOOK_SOURCE) -> Path:
     for name in BOOK_FILES:
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, source / name)
+    copy_mathjax(source / "_assets" / "mathjax")  # not _static: Jupyter Book would load every .js in it
     for path in sorted(student_dir.iterdir()):
         target = source / "notebooks" / path.name
         if path.suffix == ".ipynb":
@@ -178,6 +183,19 @@ def stage_book(student_dir: Path, source: Path = BOOK_SOURCE) -> Path:
         else:
             shutil.copy2(path, target)
     return source
+
+
+def copy_mathjax(target: Path) -> None:
+    """Copy the parts of MathJax the website loads: the TeX-to-HTML bundle, its fonts and menus."""
+    if not (MATHJAX / MATHJAX_PARTS[0]).exists():
+        raise SystemExit(f"MathJax is missing from {MATHJAX}: run `npm ci` (or `make setup`) first")
+    for part in MATHJAX_PARTS:
+        origin, destination = MATHJAX / part, target / part
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        if origin.is_dir():
+            shutil.copytree(origin, destination)
+        else:
+            shutil.copy2(origin, destination)
 
 
 def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT) -> Path:
