@@ -273,3 +273,37 @@ def test_autograder_zip_carries_hidden_tests(release):
             assert "hidden=True" in body
             config = archive.read("otter_config.json").decode()
             assert "lecturekit.grading.CellTimeLimit" in config
+
+
+def check_outputs(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """The text each ``grader.check("qN")`` cell printed, by question."""
+    found = {}
+    for cell in nb.cells:
+        match = re.match(r'grader\.check\("(\w+)"\)', cell.source.strip()) if cell.cell_type == "code" else None
+        if match:
+            texts = []
+            for output in cell.outputs:
+                texts.append(output.get("text", ""))
+                texts.extend(str(v) for v in output.get("data", {}).values())
+            found[match.group(1)] = "\n".join(texts)
+    return found
+
+
+def test_public_checks_fail_on_the_blank_website_version(built_book):
+    executed = nbformat.read(built_book / "jupyter_execute" / "notebooks" / f"{BAYES}.ipynb", as_version=4)
+    outputs = check_outputs(executed)
+    assert set(outputs) == {"q1", "q2", "q3"}
+    for question, text in outputs.items():
+        assert "results:" in text and "All test cases passed" not in text, (question, text[:300])
+
+
+def test_public_checks_pass_for_a_correct_answer(release, tmp_path):
+    from nbclient import NotebookClient
+
+    nb = submission(release, CORRECT)
+    shutil.copy2(release / "student" / f"{BAYES}.ipynb", tmp_path / f"{BAYES}.ipynb")  # otter reads it
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = check_outputs(nb)
+    assert set(outputs) == {"q1", "q2", "q3"}
+    for question, text in outputs.items():
+        assert "All test cases passed" in text, (question, text[:300])
