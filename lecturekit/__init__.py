@@ -2,11 +2,16 @@
 
 Each module holds the model that one chapter derives; the notebook derives it, then imports it.
 
-=========================  ==================================================================
-Module                     Chapter
-=========================  ==================================================================
-:mod:`lecturekit.estimation`  01.01 Bayes' rule and maximum likelihood (counting estimates)
-=========================  ==================================================================
+=============================  ==============================================================
+Module                         Chapter
+=============================  ==============================================================
+:mod:`lecturekit.estimation`   01.01 Bayes' rule and maximum likelihood (counting estimates)
+:mod:`lecturekit.gaussian`     02.01 The multivariate Gaussian
+:mod:`lecturekit.gda`          02.02-02.04 Gaussian discriminant analysis (LDA and QDA)
+:mod:`lecturekit.logistic`     02.05 Logistic regression, against GDA
+:mod:`lecturekit.plotting`     figures for every chapter (draws fitted models, never fits)
+:mod:`lecturekit.grading`      autograding support (a time limit per cell)
+=============================  ==============================================================
 """
 
 __version__ = "0.1.0"
