@@ -11,6 +11,7 @@ Module                         Chapter
 :mod:`lecturekit.logistic`     02.05 Logistic regression, against GDA
 :mod:`lecturekit.datasets`     offline corpora for chapter 3: SMS spam, 20 Newsgroups (data/)
 :mod:`lecturekit.text`         chapter 3: tokenizer, vocabulary, sparse counts, mutual information
+:mod:`lecturekit.naive_bayes`  chapter 3: Bernoulli, multinomial and Gaussian naive Bayes
 :mod:`lecturekit.plotting`     figures for every chapter (draws fitted models, never fits)
 :mod:`lecturekit.grading`      autograding support (a time limit per cell)
 =============================  ==============================================================
