@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import ROOT, assignment_masters, course
+from conftest import assignment_masters, course
 
 pytestmark = pytest.mark.slow
 
