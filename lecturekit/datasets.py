@@ -18,7 +18,8 @@ contains a TAB or a line break, so the format needs no escapes. Parsed corpora a
 session; every call returns fresh copies, so changing a returned list or array never changes
 what the next call returns.
 
-Used in the chapter 3 notebooks (naive Bayes for spam and text).
+Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (SMS spam)
+and notebooks/03.02-The-Multinomial-Event-Model.ipynb (20 Newsgroups).
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ def load_sms_spam() -> tuple[list[str], NDArray[np.str_]]:
     >>> print(labels[2], texts[2][:40])
     spam Free entry in 2 a wkly comp to win FA Cu
 
-    Used in the chapter 3 notebooks (naive Bayes for spam and text).
+    Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (SMS spam)
+    and notebooks/03.02-The-Multinomial-Event-Model.ipynb (20 Newsgroups).
     """
     return _load(SMS_SPAM_FILE)
 
@@ -159,7 +161,8 @@ def load_20newsgroups(subset: str = "train") -> tuple[list[str], NDArray[np.str_
     >>> print(labels[0], texts[0][:40])
     alt.atheism re about the bible quiz answers in artic
 
-    Used in the chapter 3 notebooks (naive Bayes for spam and text).
+    Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (SMS spam)
+    and notebooks/03.02-The-Multinomial-Event-Model.ipynb (20 Newsgroups).
     """
     if subset not in NEWSGROUPS_FILES:
         raise ValueError(

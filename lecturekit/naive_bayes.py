@@ -24,7 +24,9 @@ Parameter and attribute names shared with :mod:`sklearn.naive_bayes` keep scikit
 ``feature_log_prob_``, ``theta_``, ``var_``, ``epsilon_``); ``tests/test_naive_bayes.py``
 checks that the fitted estimates and the probabilities agree with scikit-learn's to 1e-8.
 
-Derived in the chapter 3 notebooks (naive Bayes for spam and text).
+Derived in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (Bernoulli),
+notebooks/03.02-The-Multinomial-Event-Model.ipynb (multinomial) and
+notebooks/03.03-Gaussian-and-Multiclass-Naive-Bayes.ipynb (Gaussian, multiclass).
 """
 
 from __future__ import annotations
@@ -514,7 +516,7 @@ class MultinomialNB(_DiscreteNB):
     >>> np.exp(model.feature_log_prob_[0]).round(3)   # (5+1, 0+1, 1+1) / (6 + 3)
     array([0.667, 0.111, 0.222])
 
-    Derived in the chapter 3 notebooks (the multinomial event model).
+    Derived in notebooks/03.02-The-Multinomial-Event-Model.ipynb.
     """
 
     def __init__(self, alpha: float = 1.0, force_alpha: bool = True, fit_prior: bool = True,
@@ -646,7 +648,7 @@ class BernoulliNB(_DiscreteNB):
     >>> model.predict([[1, 0, 0], [0, 1, 1]])
     array([0, 1])
 
-    Derived in the chapter 3 notebooks (the multivariate Bernoulli event model).
+    Derived in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb.
     """
 
     def __init__(self, alpha: float = 1.0, force_alpha: bool = True, binarize: float | None = 0.0,
@@ -784,7 +786,7 @@ class GaussianNB(_BaseNB):
     >>> model.predict([[4.0], [8.0]])
     array([0, 1])
 
-    Derived in the chapter 3 notebooks (naive Bayes with continuous features).
+    Derived in notebooks/03.03-Gaussian-and-Multiclass-Naive-Bayes.ipynb.
     """
 
     _sparse = False

@@ -14,7 +14,8 @@ This module holds the three steps between raw text and those vectors:
 The matrices stay sparse from start to end: no function here ever builds a dense
 document-by-word array.
 
-Used in the chapter 3 notebooks (naive Bayes for spam and text).
+Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (binary features)
+and notebooks/03.02-The-Multinomial-Event-Model.ipynb (counts, mutual information).
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ def tokenize(text: str, lowercase: bool = True, token_pattern: str = TOKEN_PATTE
     >>> tokenize("Free free FREE", lowercase=False)
     ['Free', 'free', 'FREE']
 
-    Used in the chapter 3 notebooks (naive Bayes for spam and text).
+    Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (binary features)
+    and notebooks/03.02-The-Multinomial-Event-Model.ipynb (counts, mutual information).
     """
     if not isinstance(text, str):
         raise ValueError(
@@ -201,7 +203,8 @@ class Vocabulary(TransformerMixin, BaseEstimator):
     >>> Vocabulary(binary=True).fit_transform(["free free call"]).toarray()
     array([[1, 1]])
 
-    Used in the chapter 3 notebooks (naive Bayes for spam and text).
+    Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (binary features)
+    and notebooks/03.02-The-Multinomial-Event-Model.ipynb (counts, mutual information).
     """
 
     def __init__(
@@ -564,7 +567,7 @@ def mutual_information(X: Any, y: ArrayLike) -> NDArray[np.float64]:
     >>> mutual_information(X, y).round(4), round(float(np.log(2)), 4)
     (array([0.6931, 0.    ]), 0.6931)
 
-    Used in the chapter 3 notebooks (naive Bayes for spam and text).
+    Used in notebooks/03.02-The-Multinomial-Event-Model.ipynb (choosing the vocabulary).
     """
     presence, codes, n_classes = _presence_and_classes(X, y)
     n = presence.shape[0]
@@ -619,7 +622,7 @@ def select_by_mutual_information(X: Any, y: ArrayLike, k: int) -> NDArray[np.int
     >>> select_by_mutual_information(X, ["spam", "spam", "ham", "ham"], k=2)
     array([0, 1])
 
-    Used in the chapter 3 notebooks (naive Bayes for spam and text).
+    Used in notebooks/03.02-The-Multinomial-Event-Model.ipynb (choosing the vocabulary).
     """
     mi = mutual_information(X, y)
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, Integral) or not 1 <= k <= mi.size:
