@@ -65,3 +65,13 @@ def test_ci_runs_the_readme_test_command():
     # The two commands come first: before any other section of the README.
     first_section = readme.split("\n## ", 2)[:2]
     assert "make book" in "\n".join(first_section) and "make test" in "\n".join(first_section)
+
+
+def test_binder_install_keeps_the_corpora_reachable():
+    # lecturekit.datasets reads data/ next to lecturekit/ in the checkout: a regular install into
+    # site-packages would leave the chapter 3 notebooks without their data on Binder.
+    from lecturekit.datasets import DATA_DIR
+
+    post_build = (ROOT / "postBuild").read_text()
+    assert "pip install --no-deps -e ." in post_build
+    assert DATA_DIR == ROOT / "data" and (DATA_DIR / "README.md").is_file()
