@@ -12,6 +12,8 @@ Module                         Chapter
 :mod:`lecturekit.datasets`     offline corpora for chapter 3: SMS spam, 20 Newsgroups (data/)
 :mod:`lecturekit.text`         chapter 3: tokenizer, vocabulary, sparse counts, mutual information
 :mod:`lecturekit.naive_bayes`  chapter 3: Bernoulli, multinomial and Gaussian naive Bayes
+:mod:`lecturekit.smoothing`    chapter 4: add-k, interpolation, Beta/Dirichlet MAP and mean
+:mod:`lecturekit.evaluation`   chapter 4 and any chapter: learning curves over repeated splits
 :mod:`lecturekit.plotting`     figures for every chapter (draws fitted models, never fits)
 :mod:`lecturekit.grading`      autograding support (a time limit per cell)
 =============================  ==============================================================
