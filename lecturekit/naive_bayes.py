@@ -16,7 +16,7 @@ Fitting is a single counting pass over the data; the smoothed estimates come fro
 :func:`lecturekit.estimation.add_k`, so the add-alpha formula lives in one place. Sparse
 document-term matrices stay sparse: counting uses ``np.bincount`` over the stored non-zeros and
 prediction a sparse-times-dense product, never ``X.toarray()``. All scores are kept in log space
-and normalised with :func:`scipy.special.logsumexp`.
+and normalised by the log-sum-exp over the classes, after subtracting each row's maximum.
 
 Parameter and attribute names shared with :mod:`sklearn.naive_bayes` keep scikit-learn's meaning
 (``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``, ``binarize``, ``priors``,
@@ -38,7 +38,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
@@ -179,12 +178,16 @@ def _class_feature_counts(X: Any, codes: NDArray[np.intp], n_classes: int,
     return indicator @ data.astype(np.float64, copy=False)
 
 
-def _normalise(joint: NDArray[np.float64], name: str) -> NDArray[np.float64]:
-    """Bayes' rule in log space, in place: subtract log p(x) = logsumexp over the classes.
+def _normalise(joint: NDArray[np.float64], name: str, *, exponentiate: bool = False) -> NDArray[np.float64]:
+    """Bayes' rule in log space, in place: subtract log p(x), the log-sum-exp over the classes.
 
     The row maximum is subtracted first, so that the log-sum-exp and the final subtraction work
-    on numbers near 0: with scores near -1e6 (long documents, tiny alpha) subtracting
-    ``logsumexp`` directly would leave rows that sum to one only within about 1e-10.
+    on numbers near 0: with scores near -1e6 (long documents, tiny alpha) subtracting the
+    log-sum-exp directly would leave rows that sum to one only within about 1e-10. After the
+    shift every score is <= 0 and one is exactly 0, so ``exp`` cannot overflow and each row's sum
+    lies in [1, n_classes]: the log-sum-exp is then a plain ``log(sum(exp))``, with no need for
+    ``scipy.special.logsumexp`` to shift again. With ``exponentiate=True`` the probabilities are
+    returned instead (``exp`` once, divided by the row sums).
     """
     top = joint.max(axis=1, keepdims=True)
     if not np.all(np.isfinite(top)):
@@ -194,7 +197,11 @@ def _normalise(joint: NDArray[np.float64], name: str) -> NDArray[np.float64]:
             f"predicting."
         )
     joint -= top
-    joint -= logsumexp(joint, axis=1, keepdims=True)
+    if exponentiate:
+        np.exp(joint, out=joint)
+        joint /= joint.sum(axis=1, keepdims=True)
+        return joint
+    joint -= np.log(np.exp(joint).sum(axis=1, keepdims=True))
     return joint
 
 
@@ -320,8 +327,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        log_proba = self.predict_log_proba(X)
-        return np.exp(log_proba, out=log_proba)
+        return _normalise(self.predict_joint_log_proba(X), type(self).__name__, exponentiate=True)
 
     def predict(self, X: Any) -> NDArray[Any]:
         """The most probable class of each row (the maximum of the joint log probability).
