@@ -41,7 +41,8 @@ DIST = ROOT / "dist"
 BUILD = ROOT / "_build"
 BOOK_SOURCE = BUILD / "source"
 # Files and folders at the top of the repository that make up the website besides the notebooks.
-BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "logo.svg"]
+BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "instructor-guide.md", "where-next.md",
+              "bibliography.md", "logo.svg", "_ext"]
 ASSIGNMENT_MARKER = "# ASSIGNMENT CONFIG"
 # MathJax 3 from the npm package pinned in package.json (`npm ci` puts it here); the website serves
 # it from _static/mathjax so that math renders with no network. _config.yml points mathjax_path at it.
@@ -171,7 +172,9 @@ def stage_book(student_dir: Path, source: Path = BOOK_SOURCE) -> Path:
     shutil.rmtree(source, ignore_errors=True)
     (source / "notebooks").mkdir(parents=True)
     for name in BOOK_FILES:
-        if (ROOT / name).exists():
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+        elif (ROOT / name).exists():
             shutil.copy2(ROOT / name, source / name)
     copy_mathjax(source / "_assets" / "mathjax")  # not _static: Jupyter Book would load every .js in it
     for path in sorted(student_dir.iterdir()):
