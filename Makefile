@@ -29,8 +29,9 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml package.json package-l
 book: $(STAMP)
 	$(PY) tools/course.py book
 
+# -rs: say why a test skipped (the browser tests say how to install Chromium).
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -rs
 
 assignments: $(STAMP)
 	$(PY) tools/course.py assign
