@@ -11,9 +11,8 @@ fits a model of its own or draws a figure (plot the arrays of the result, e.g. w
 ``ax.errorbar(curve.train_sizes, curve.mean[i], yerr=curve.sem[i])``).
 
 It runs the experiment of notebook 02.05 (GDA against logistic regression, there on fresh
-draws from known distributions) on a fixed data set, so that any chapter can call it. Derived in
-the chapter 4 notebooks (smoothing and MAP estimation, and generative against discriminative
-learning).
+draws from known distributions) on a fixed data set, so that any chapter can call it. Used in
+notebooks/04.03-Generative-Against-Discriminative.ipynb (naive Bayes against logistic regression).
 """
 
 from __future__ import annotations
@@ -57,7 +56,7 @@ class LearningCurve:
     >>> curve.mean, curve.std.round(3)
     (array([[0.2, 0.2]]), array([[0.141, 0.   ]]))
 
-    Derived in the chapter 4 notebooks.
+    Used in notebooks/04.03-Generative-Against-Discriminative.ipynb.
     """
 
     names: tuple[str, ...]
@@ -215,7 +214,7 @@ def learning_curve(
     >>> bool(np.all((curve.errors >= 0) & (curve.errors <= 1)))
     True
 
-    Derived in the chapter 4 notebooks.
+    Used in notebooks/04.03-Generative-Against-Discriminative.ipynb.
     """
     if not isinstance(estimators, Mapping) or not estimators:
         raise ValueError(

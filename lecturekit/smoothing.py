@@ -43,7 +43,8 @@ No function here ever returns NaN: negative, NaN or infinite counts, empty class
 observations and no pseudo-counts) and empty vocabularies (no categories) raise a
 :class:`ValueError` that names the fix.
 
-Derived in the chapter 4 notebooks (smoothing and MAP estimation).
+Derived in notebooks/04.01-The-Zero-Count-Problem-and-Smoothing.ipynb (add-k and interpolation)
+and notebooks/04.02-MAP-Estimation.ipynb (Beta and Dirichlet priors).
 """
 
 from __future__ import annotations
@@ -207,7 +208,7 @@ def beta_map(successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 2.0,
     >>> beta_map([0, 3], 3, a=2, b=2)  # no ones at all still leaves room for one
     array([0.2, 0.8])
 
-    Derived in the chapter 4 notebooks (smoothing and MAP estimation).
+    Derived in notebooks/04.02-MAP-Estimation.ipynb.
     """
     return _beta_estimate(
         successes, trials, a, b, least=1.0, shift=1.0,
@@ -254,7 +255,7 @@ def beta_posterior_mean(successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 
     >>> beta_posterior_mean(1000, 1000) == 1001 / 1002
     True
 
-    Derived in the chapter 4 notebooks (smoothing and MAP estimation).
+    Derived in notebooks/04.02-MAP-Estimation.ipynb.
     """
     return _beta_estimate(
         successes, trials, a, b, least=0.0, shift=0.0,
@@ -309,7 +310,7 @@ def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0,
     >>> dirichlet_map([3, 0, 1], concentration=[1, 1, 3])
     array([0.5, 0. , 0.5])
 
-    Derived in the chapter 4 notebooks (smoothing and MAP estimation).
+    Derived in notebooks/04.02-MAP-Estimation.ipynb.
     """
     pseudo = _prior_parameter(concentration, "concentration", 1.0) - 1.0
     return _pseudo_count_estimate(
@@ -358,7 +359,7 @@ def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
     array([[0.58333333, 0.08333333, 0.33333333],
            [0.25      , 0.25      , 0.5       ]])
 
-    Derived in the chapter 4 notebooks (smoothing and MAP estimation).
+    Derived in notebooks/04.02-MAP-Estimation.ipynb.
     """
     pseudo = _prior_parameter(concentration, "concentration", 0.0)
     return _pseudo_count_estimate(
@@ -436,7 +437,7 @@ def interpolate(conditional: ArrayLike, marginal: ArrayLike, lam: float,
     array([[0.95, 0.05],
            [0.55, 0.45]])
 
-    Derived in the chapter 4 notebooks (smoothing and MAP estimation).
+    Derived in notebooks/04.01-The-Zero-Count-Problem-and-Smoothing.ipynb.
     """
     lam = _check_lam(lam)
     conditional = _as_distribution(conditional, "conditional", axis)
@@ -489,7 +490,7 @@ def interpolated_estimate(counts: ArrayLike, lam: float) -> NDArray[np.float64]:
     array([[0.625, 0.125, 0.25 ],
            [0.375, 0.375, 0.25 ]])
 
-    Derived in the chapter 4 notebooks (smoothing and MAP estimation).
+    Derived in notebooks/04.01-The-Zero-Count-Problem-and-Smoothing.ipynb.
     """
     lam = _check_lam(lam)
     counts = _as_counts(counts)
