@@ -488,7 +488,9 @@ class MultinomialNB(_DiscreteNB):
     Parameters
     ----------
     alpha : float, default 1.0
-        Pseudo-count added to every word count (1.0: Laplace smoothing; 0: no smoothing).
+        Pseudo-count added to every word count (1.0: Laplace smoothing; 0: no smoothing). In
+        the Bayesian view it is the MAP estimate under a symmetric Dirichlet(a) prior with
+        ``alpha = a - 1`` (see :func:`lecturekit.smoothing.dirichlet_map`).
     force_alpha : bool, default True
         As in scikit-learn: if False and ``alpha < 1e-10``, alpha is set to 1e-10 with a
         warning; if True alpha is kept as given (alpha=0 gives the raw MLE).
@@ -621,7 +623,8 @@ class BernoulliNB(_DiscreteNB):
     Parameters
     ----------
     alpha : float, default 1.0
-        Pseudo-count added to both outcomes of every feature.
+        Pseudo-count added to both outcomes of every feature: the MAP estimate under a
+        Beta(a, a) prior with ``alpha = a - 1`` (see :func:`lecturekit.smoothing.beta_map`).
     force_alpha : bool, default True
         As in scikit-learn: if False and ``alpha < 1e-10``, alpha is set to 1e-10 with a warning.
     binarize : float or None, default 0.0
