@@ -42,6 +42,8 @@ def solution_lines(master: Path) -> set[str]:
         if cell.cell_type == "code" and in_tests:
             if lines and "hidden" in lines[0].lower():
                 secret.update(lines[1:])
+            else:  # a public test: students see it, so its lines are not secrets
+                public.extend(lines)
         elif cell.cell_type == "code" and in_solution_block:
             inside = False
             for line in lines:
