@@ -1,0 +1,315 @@
+"""Tests of lecturekit.em (chapter 5: Gaussian mixtures and the EM algorithm)."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from scipy.stats import multivariate_normal
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from lecturekit.em import COVARIANCE_TYPES, INIT_PARAMS, GaussianMixture
+
+
+def blobs(n=600, d=3, k=3, seed=0, spread=3.0):
+    """A mixture of k correlated Gaussians with different weights."""
+    rng = np.random.default_rng(seed)
+    z = rng.choice(k, size=n, p=np.arange(1, k + 1) / (k * (k + 1) / 2))
+    mixing = rng.normal(size=(k, d, d)) / np.sqrt(d) + np.eye(d)
+    return np.einsum("ni,nji->nj", rng.normal(size=(n, d)), mixing[z]) + spread * rng.normal(size=(k, d))[z]
+
+
+def initial_parameters(X, k, covariance_type, seed=1):
+    """Rough starting values in scikit-learn's format: weights, means and precisions."""
+    rng = np.random.default_rng(seed)
+    weights = rng.dirichlet(np.full(k, 5.0))
+    means = X[rng.choice(len(X), size=k, replace=False)]
+    variance = X.var(axis=0)
+    precisions = {
+        "full": np.array([np.diag(1.0 / variance)] * k),
+        "tied": np.diag(1.0 / variance),
+        "diag": np.array([1.0 / variance] * k),
+        "spherical": np.full(k, 1.0 / variance.mean()),
+    }[covariance_type]
+    return dict(weights_init=weights, means_init=means, precisions_init=precisions)
+
+
+def with_parameters(fitted, n_features):
+    """A GaussianMixture holding another fitted mixture's weights, means and covariances."""
+    model = GaussianMixture(fitted.n_components, covariance_type=fitted.covariance_type)
+    model.weights_, model.means_, model.covariances_ = fitted.weights_, fitted.means_, fitted.covariances_
+    model.n_features_in_ = n_features
+    return model
+
+
+def assert_same_fit(ours, theirs, rtol):
+    np.testing.assert_allclose(ours.weights_, theirs.weights_, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(ours.means_, theirs.means_, rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(ours.covariances_, theirs.covariances_, rtol=rtol, atol=rtol)
+    assert ours.lower_bound_ == pytest.approx(theirs.lower_bound_, rel=rtol)
+    np.testing.assert_allclose(ours.history_, theirs.lower_bounds_, rtol=rtol)
+    assert (ours.n_iter_, ours.converged_) == (theirs.n_iter_, theirs.converged_)
+
+
+# --------------------------------------------------------------------------- against scikit-learn
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_fit_from_the_same_parameters_matches_sklearn(covariance_type):
+    X = blobs(seed=1)
+    settings_ = dict(n_components=3, covariance_type=covariance_type, tol=1e-6, max_iter=500, reg_covar=1e-4,
+                     **initial_parameters(X, 3, covariance_type))
+    ours = GaussianMixture(**settings_).fit(X)
+    theirs = SklearnGaussianMixture(**settings_).fit(X)
+    assert ours.converged_ and ours.n_iter_ > 5  # a real run of EM, not one step
+    assert_same_fit(ours, theirs, rtol=1e-6)
+    assert ours.score(X) == pytest.approx(theirs.score(X), rel=1e-6)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_the_same_seed_gives_sklearns_kmeans_initialisation(covariance_type):
+    # Both draw the k-means labels from check_random_state(random_state), in the same order.
+    X = blobs(seed=2)
+    ours = GaussianMixture(3, covariance_type=covariance_type, random_state=0, n_init=2).fit(X)
+    theirs = SklearnGaussianMixture(3, covariance_type=covariance_type, random_state=0, n_init=2).fit(X)
+    assert_same_fit(ours, theirs, rtol=1e-6)
+
+
+def test_sklearn_leaves_the_first_weights_of_a_seeded_start_unnormalised():
+    # A surprise: with init_params="k-means++" or "random_from_data" the initial responsibilities
+    # are one-hot on K seed points, and scikit-learn's initial weights are n_k / n_samples, which
+    # sum to K / n rather than one. The responsibilities do not change (the factor cancels), but
+    # its first lower bound is off by log(K / n); from the second iteration on the fits agree.
+    X = blobs(n=600, seed=3)
+    ours = GaussianMixture(3, init_params="k-means++", random_state=0).fit(X)
+    theirs = SklearnGaussianMixture(3, init_params="k-means++", random_state=0).fit(X)
+    assert ours.history_[0] - theirs.lower_bounds_[0] == pytest.approx(-np.log(3 / 600), rel=1e-9)
+    np.testing.assert_allclose(ours.history_[1:], theirs.lower_bounds_[1:], rtol=1e-9)
+    np.testing.assert_allclose(ours.means_, theirs.means_, rtol=1e-9)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_scores_match_sklearn_for_the_same_parameters(covariance_type):
+    X = blobs(seed=4)
+    theirs = SklearnGaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X)
+    ours = with_parameters(theirs, X.shape[1])
+    X_test = np.vstack([X, blobs(n=50, seed=5) * 2])
+    np.testing.assert_allclose(ours.score_samples(X_test), theirs.score_samples(X_test), rtol=1e-8, atol=1e-8)
+    assert ours.score(X_test) == pytest.approx(theirs.score(X_test), rel=1e-8)
+    proba = ours.predict_proba(X_test)
+    np.testing.assert_allclose(proba, theirs.predict_proba(X_test), rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
+    assert ours.bic(X) == pytest.approx(theirs.bic(X), rel=1e-8)
+    assert ours.aic(X) == pytest.approx(theirs.aic(X), rel=1e-8)
+
+
+# --------------------------------------------------------------------------- the derivation
+
+
+def test_score_samples_is_the_mixture_density():
+    X = blobs(seed=6)
+    model = GaussianMixture(3, random_state=0).fit(X)
+    density = sum(w * multivariate_normal.pdf(X, m, c)
+                  for w, m, c in zip(model.weights_, model.means_, model.covariances_))
+    np.testing.assert_allclose(model.score_samples(X), np.log(density), rtol=1e-10)
+    joint = np.column_stack([w * multivariate_normal.pdf(X, m, c)
+                             for w, m, c in zip(model.weights_, model.means_, model.covariances_)])
+    np.testing.assert_allclose(model.predict_proba(X), joint / density[:, None], rtol=1e-8, atol=1e-12)
+
+
+def test_a_fixed_point_of_em_is_a_fixed_point_of_the_m_step():
+    # At convergence the M-step formulas, applied to the final responsibilities, return the
+    # parameters (to the tolerance): weights = mean responsibility, means = weighted means.
+    X = blobs(seed=7)
+    model = GaussianMixture(3, tol=1e-12, max_iter=2000, reg_covar=0.0, random_state=0).fit(X)
+    resp = model.predict_proba(X)
+    nk = resp.sum(axis=0)
+    np.testing.assert_allclose(model.weights_, nk / len(X), rtol=1e-6)
+    np.testing.assert_allclose(model.means_, resp.T @ X / nk[:, None], rtol=1e-6, atol=1e-6)
+    for k in range(3):
+        diff = X - model.means_[k]
+        np.testing.assert_allclose(model.covariances_[k], (resp[:, k] * diff.T) @ diff / nk[k],
+                                   rtol=1e-5, atol=1e-6)
+
+
+def covariance_floor_cost(model):
+    """How much mean log-likelihood adding reg_covar may cost the M-step that just ran.
+
+    EM never decreases the log-likelihood because the M-step maximises the expected complete-data
+    log-likelihood Q. With reg_covar = r the covariance is S + rI instead of the maximiser S, which
+    costs Q, per eigenvalue lambda of S and per unit of weight, (log(1 + r/lambda) - r/(lambda + r)) / 2
+    <= (r/lambda)^2 / 4. So the log-likelihood may fall by at most the sum of these (0 when r = 0).
+    """
+    r, kind = model.reg_covar, model.covariance_type
+    cov, weights = model.covariances_, model.weights_
+    if kind == "full":
+        eigenvalues = np.linalg.eigvalsh(cov - r * np.eye(cov.shape[1]))
+    elif kind == "tied":
+        eigenvalues, weights = np.linalg.eigvalsh(cov - r * np.eye(cov.shape[0]))[None], np.ones(1)
+    elif kind == "diag":
+        eigenvalues = cov - r
+    else:
+        eigenvalues = np.repeat((cov - r)[:, None], model.means_.shape[1], axis=1)
+    if r == 0:
+        return 0.0
+    if np.any(eigenvalues <= 0):  # a collapsed component: S is singular, Q's maximum infinite
+        return np.inf
+    x = r / eigenvalues
+    return float(np.sum(weights[:, None] * (np.log1p(x) - x / (1 + x))) / 2)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(5, 60), d=st.integers(1, 3), k=st.integers(1, 4), spread=st.floats(0.0, 5.0),
+    covariance_type=st.sampled_from(COVARIANCE_TYPES), init_params=st.sampled_from(INIT_PARAMS),
+    reg_covar=st.sampled_from([0.0, 1e-6, 1e-2]), seed=st.integers(0, 2**32 - 1), duplicates=st.booleans(),
+)
+def test_log_likelihood_never_decreases(n, d, k, spread, covariance_type, init_params, reg_covar, seed,
+                                        duplicates):
+    X = blobs(n=n, d=d, k=min(k, 3), seed=seed, spread=spread)
+    if duplicates and reg_covar > 0:  # points that coincide invite a component to collapse onto them
+        X[: n // 2] = X[0]
+    settings_ = dict(n_components=k, covariance_type=covariance_type, init_params=init_params,
+                     reg_covar=reg_covar, tol=0.0, random_state=seed % 1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)  # the collapse warning, tested below
+        try:
+            fitted = GaussianMixture(max_iter=30, **settings_).fit(X)
+        except ValueError as exc:  # without the floor a component may collapse onto a point
+            assert reg_covar == 0 and "singular" in str(exc)
+            assume(False)
+        # The same iterations one at a time, to know what the floor may cost each M-step.
+        model = GaussianMixture(max_iter=0, **settings_).fit(X)
+    history, allowed = [], []
+    for _ in range(fitted.n_iter_):
+        bound, log_resp = model._e_step(X)
+        model._m_step(X, log_resp)
+        history.append(bound)
+        allowed.append(covariance_floor_cost(model))
+    np.testing.assert_array_equal(history, fitted.history_)
+    history.append(model.score(X))  # the last M-step must not lose either
+    history = np.array(history)
+    assert np.all(np.isfinite(history))
+    assert np.all(np.diff(history) >= -np.array(allowed) - 1e-10 * np.abs(history[:-1]))
+
+
+def test_the_covariance_floor_can_cost_a_little_likelihood():
+    # Found by the property test above: five points in one dimension, whose two components end
+    # with variances of 7e-3 and 2e-3. With reg_covar=1e-6 the log-likelihood falls by 7e-10 (8e-10
+    # relative) near convergence; with reg_covar=0 (plain EM) it never falls.
+    X = blobs(n=5, d=1, k=2, seed=1, spread=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        floored = GaussianMixture(2, tol=0.0, max_iter=30, random_state=1).fit(X)
+        plain = GaussianMixture(2, tol=0.0, max_iter=30, random_state=1, reg_covar=0.0).fit(X)
+    assert np.diff(floored.history_).min() < -5e-10
+    assert np.diff(plain.history_).min() >= -1e-15
+
+
+# --------------------------------------------------------------------------- degenerate fits
+
+X3 = blobs(n=60, d=3, k=2, seed=8)
+FITTED = GaussianMixture(2, random_state=0).fit(X3)
+
+
+def test_a_component_that_loses_its_points_warns_instead_of_crashing():
+    far = np.vstack([X3.mean(axis=0), X3.mean(axis=0) + 1e3])  # nothing near the second mean
+    model = GaussianMixture(2, means_init=far, random_state=0)
+    collapsed = r"Component\(s\) \[1\] of GaussianMixture collapsed.*fewer components"
+    with pytest.warns(UserWarning, match=collapsed):
+        model.fit(X3)
+    assert model.weights_[1] < 1e-12
+    assert np.all(np.isfinite(model.score_samples(X3)))
+    # The collapsed component keeps reg_covar on its diagonal, so it stays positive definite.
+    np.testing.assert_allclose(model.covariances_[1], 1e-6 * np.eye(3), rtol=1e-9, atol=1e-15)
+
+
+def test_reg_covar_keeps_a_component_on_a_single_point_positive_definite():
+    X = np.vstack([X3, np.repeat([[20.0, 20.0, 20.0]], 5, axis=0)])
+    means = np.vstack([X3.mean(axis=0), [20.0, 20.0, 20.0]])
+    model = GaussianMixture(2, means_init=means).fit(X)
+    np.testing.assert_allclose(model.covariances_[1], 1e-6 * np.eye(3), rtol=1e-6, atol=1e-15)
+    assert model.weights_[1] == pytest.approx(5 / 65)
+    with pytest.raises(ValueError, match="covariance of component 1 is singular.*reg_covar > 0"):
+        GaussianMixture(2, means_init=means, reg_covar=0.0).fit(X)
+
+
+def test_convergence_warning_and_max_iter_zero():
+    with pytest.warns(ConvergenceWarning, match="max_iter=1.*Increase max_iter"):
+        model = GaussianMixture(2, max_iter=1, random_state=0).fit(X3)
+    assert model.n_iter_ == 1 and not model.converged_
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        start = GaussianMixture(2, max_iter=0, random_state=0).fit(X3)
+    assert start.n_iter_ == 0 and start.lower_bound_ == -np.inf and start.history_.size == 0
+
+
+def test_sample():
+    X, labels = FITTED.sample(20_000)
+    assert X.shape == (20_000, 3) and labels.shape == (20_000,)
+    np.testing.assert_allclose(np.bincount(labels) / 20_000, FITTED.weights_, atol=0.02)
+    for k in range(2):
+        np.testing.assert_allclose(X[labels == k].mean(axis=0), FITTED.means_[k], atol=0.1)
+        np.testing.assert_allclose(np.cov(X[labels == k].T), FITTED.covariances_[k], atol=0.15)
+    np.testing.assert_array_equal(FITTED.sample(5, random_state=1)[0], FITTED.sample(5, random_state=1)[0])
+    for covariance_type in ("tied", "diag", "spherical"):
+        draws, _ = GaussianMixture(2, covariance_type=covariance_type, random_state=0).fit(X3).sample(7)
+        assert draws.shape == (7, 3)
+
+
+# --------------------------------------------------------------------------- bad input
+
+WITH_NAN = np.where(np.arange(X3.size).reshape(X3.shape) == 7, np.nan, X3)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: GaussianMixture(5).fit(X3[:3]),
+         r"n_components=5\) needs at least 5 points, but X has 3; use n_components <= 3"),
+        (lambda: GaussianMixture(2).fit(WITH_NAN), "GaussianMixture.fit contains NaN or infinite.*impute"),
+        (lambda: GaussianMixture(2).fit(np.where(np.isnan(WITH_NAN), np.inf, X3)), "NaN or infinite"),
+        (lambda: GaussianMixture(2).fit(X3[:, 0]), "(?s)Expected 2D array.*reshape\\(-1, 1\\)"),
+        (lambda: FITTED.predict(X3[:, :2]),
+         "X has 2 features, but GaussianMixture is expecting 3.*same columns"),
+        (lambda: FITTED.score_samples([[0.0, np.nan, 0.0]]), "score_samples contains NaN or infinite"),
+        (lambda: GaussianMixture(2, covariance_type="ful").fit(X3),
+         "covariance_type must be one of 'full', 'tied', 'diag', 'spherical'; got 'ful'"),
+        (lambda: GaussianMixture(2, init_params="kmean").fit(X3), "init_params must be one of 'kmeans'"),
+        (lambda: GaussianMixture(0).fit(X3), "n_components must be an integer >= 1"),
+        (lambda: GaussianMixture(2, reg_covar=-1.0).fit(X3), "reg_covar must be a finite number >= 0"),
+        (lambda: GaussianMixture(2, tol=np.nan).fit(X3), "tol must be a finite number >= 0"),
+        (lambda: GaussianMixture(2, max_iter=1.5).fit(X3), "max_iter must be an integer >= 0"),
+        (lambda: GaussianMixture(2, weights_init=[0.3, 0.3]).fit(X3),
+         "weights_init must be non-negative and sum"),
+        (lambda: GaussianMixture(2, means_init=np.zeros((3, 3))).fit(X3),
+         r"means_init has shape \(3, 3\), but n_components=2, 3 features .* need shape \(2, 3\)"),
+        (lambda: GaussianMixture(2, covariance_type="diag", precisions_init=np.ones((2, 3, 3))).fit(X3),
+         r"precisions_init has shape \(2, 3, 3\).*'diag' need shape \(2, 3\)"),
+        (lambda: GaussianMixture(2, precisions_init=np.zeros((2, 3, 3))).fit(X3),
+         r"precisions_init\[0\] is singular"),
+        (lambda: FITTED.sample(0), "n_samples must be an integer >= 1"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_predict_before_fit():
+    with pytest.raises(NotFittedError):
+        GaussianMixture().predict(X3)
+
+
+# --------------------------------------------------------------------------- the estimator protocol
+
+
+@parametrize_with_checks([GaussianMixture(), GaussianMixture(2, covariance_type="diag", random_state=0),
+                          GaussianMixture(2, covariance_type="tied", init_params="random", random_state=0)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
