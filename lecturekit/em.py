@@ -38,8 +38,9 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from lecturekit._checks import check_finite, fitted_input
 from lecturekit.gaussian import cholesky, mahalanobis_sq
 
 __all__ = ["GaussianMixture"]
@@ -131,12 +132,9 @@ def _m_step(X: NDArray[np.float64], resp: NDArray[np.float64], reg_covar: float,
 
 
 def _check_finite(X: NDArray[np.float64], where: str) -> None:
-    if not np.all(np.isfinite(X)):
-        raise ValueError(
-            f"X passed to GaussianMixture.{where} contains NaN or infinite values; a Gaussian "
-            f"cannot score them. Remove those rows or impute the values first (e.g. "
-            f"sklearn.impute.SimpleImputer)."
-        )
+    check_finite(X, f"X passed to GaussianMixture.{where} contains NaN or infinite values; a "
+                    f"Gaussian cannot score them. Remove those rows or impute the values first "
+                    f"(e.g. sklearn.impute.SimpleImputer).")
 
 
 def _positive_int(value: Any, name: str, minimum: int, meaning: str) -> int:
@@ -450,15 +448,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     # ----------------------------------------------------------------------- the fitted density
 
     def _check_data(self, X: ArrayLike, where: str) -> NDArray[np.float64]:
-        check_is_fitted(self)
-        array = check_array(X, dtype=np.float64, ensure_all_finite=False)
-        if array.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {array.shape[1]} features, but GaussianMixture is expecting "
-                f"{self.n_features_in_} features as input (the number it was fitted on); pass the "
-                f"same columns as in fit, or refit the model."
-            )
-        validate_data(self, X, reset=False, skip_check_array=True)  # feature names, if any
+        array = fitted_input(self, X)
         _check_finite(array, where)
         return array
 

@@ -27,8 +27,9 @@ from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from lecturekit._checks import check_finite, fitted_input, label
 from lecturekit.gaussian import cholesky
 
 __all__ = ["GDA"]
@@ -37,22 +38,9 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def _check_finite(X: NDArray[np.float64], where: str) -> None:
-    # One pass without a temporary (as scikit-learn does): a finite sum means finite entries.
-    # Only when the sum is not finite (a NaN or an infinity, or finite values that overflow
-    # when added) are the entries examined one by one.
-    with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(np.sum(X)):
-            return
-    if not np.all(np.isfinite(X)):
-        raise ValueError(
-            f"X passed to GDA.{where} contains NaN or infinite values; a Gaussian cannot score "
-            f"them. Remove those rows or impute the values first (e.g. sklearn.impute.SimpleImputer)."
-        )
-
-
-def _label(value: Any) -> str:
-    """A class label as the user wrote it: 'spam' or 3, not np.str_('spam') or np.int64(3)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
+    check_finite(X, f"X passed to GDA.{where} contains NaN or infinite values; a Gaussian cannot "
+                    f"score them. Remove those rows or impute the values first (e.g. "
+                    f"sklearn.impute.SimpleImputer).")
 
 
 class GDA(ClassifierMixin, BaseEstimator):
@@ -187,11 +175,11 @@ class GDA(ClassifierMixin, BaseEstimator):
                 cov[k] = 0.5 * (cov_k + cov_k.T)
                 cov[k].flat[:: d + 1] += reg_covar
                 try:
-                    chol[k] = cholesky(cov[k], name=f"the covariance of class {_label(classes[k])}")
+                    chol[k] = cholesky(cov[k], name=f"the covariance of class {label(classes[k])}")
                 except ValueError as exc:
                     if counts[k] <= d:
                         raise ValueError(
-                            f"{exc} Class {_label(classes[k])} has {counts[k]} example(s) in {d} "
+                            f"{exc} Class {label(classes[k])} has {counts[k]} example(s) in {d} "
                             f"dimensions, and the covariance of m points in d dimensions is "
                             f"singular whenever m <= d; with shared_covariance=False every class "
                             f"needs more than {d} examples unless reg_covar > 0."
@@ -246,7 +234,7 @@ class GDA(ClassifierMixin, BaseEstimator):
             ) from exc
         if classes.size < 2:
             raise ValueError(
-                f"GDA needs at least two classes, but y holds only one class ({_label(classes[0])}): "
+                f"GDA needs at least two classes, but y holds only one class ({label(classes[0])}): "
                 f"with one class there is nothing to discriminate. Add examples of another class."
             )
         return X, y_codes.ravel(), classes
@@ -299,16 +287,7 @@ class GDA(ClassifierMixin, BaseEstimator):
 
     def _check_predict_data(self, X: ArrayLike) -> NDArray[np.float64]:
         """Shape and feature checks; finiteness is checked on the scores (see :meth:`_finite`)."""
-        check_is_fitted(self)
-        array = check_array(X, dtype=np.float64, ensure_all_finite=False)
-        if array.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"X has {array.shape[1]} features, but GDA is expecting {self.n_features_in_} "
-                f"features as input (the number it was fitted on); pass the same columns as in "
-                f"fit, or refit the model."
-            )
-        validate_data(self, X, reset=False, skip_check_array=True)  # feature names, if any
-        return array
+        return fitted_input(self, X)
 
     @staticmethod
     def _finite(X: NDArray[np.float64], values: NDArray[np.float64], where: str,

@@ -23,17 +23,16 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from lecturekit._checks import check_finite
+
 __all__ = ["LogisticRegression"]
 
 _SOLVERS = ("newton", "gradient")
 
 
 def _check_finite(X: NDArray[np.float64]) -> None:
-    if not np.all(np.isfinite(X)):
-        raise ValueError(
-            "X contains NaN or infinite values; remove or impute them first "
-            "(for example with sklearn.impute.SimpleImputer)."
-        )
+    check_finite(X, "X contains NaN or infinite values; remove or impute them first "
+                    "(for example with sklearn.impute.SimpleImputer).")
 
 
 def _mean_objective(z, sign, theta, penalty) -> float:

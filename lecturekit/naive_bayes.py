@@ -43,6 +43,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from lecturekit._checks import check_finite, label
 from lecturekit.estimation import add_k
 
 __all__ = ["BernoulliNB", "GaussianNB", "MultinomialNB"]
@@ -54,27 +55,15 @@ ALPHA_MIN = 1e-10
 # --------------------------------------------------------------------------- helpers
 
 
-def _label(value: Any) -> str:
-    """A class label as the user wrote it: 'spam' or 3, not np.str_('spam')."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
-
-
 def _values(X: Any) -> NDArray[Any]:
     """The stored values of ``X``: ``X.data`` for a sparse matrix (no densifying), else ``X``."""
     return X.data if sp.issparse(X) else X
 
 
 def _check_finite(X: Any, name: str, where: str) -> None:
-    values = _values(X)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if values.dtype.kind in "biu" or np.isfinite(np.sum(values)):
-            return
-    if not np.all(np.isfinite(values)):
-        raise ValueError(
-            f"X passed to {name}.{where} contains NaN or infinite values; naive Bayes cannot "
-            f"score them. Remove those rows or impute the values first (e.g. "
-            f"sklearn.impute.SimpleImputer)."
-        )
+    check_finite(_values(X), f"X passed to {name}.{where} contains NaN or infinite values; naive "
+                             f"Bayes cannot score them. Remove those rows or impute the values "
+                             f"first (e.g. sklearn.impute.SimpleImputer).")
 
 
 def _validate_X(estimator: BaseEstimator, X: Any, y: Any, where: str, *, reset: bool,
@@ -141,7 +130,7 @@ def _classes(y: Any, name: str, return_codes: bool = False) -> Any:
             f"strings."
         ) from exc
     if classes.size < 2:
-        shown = f" ({_label(classes[0])})" if classes.size else ""
+        shown = f" ({label(classes[0])})" if classes.size else ""
         raise ValueError(
             f"{name} needs at least two classes, but it was given only one class{shown}: with one "
             f"class there is nothing to classify. Add examples of another class (with "
