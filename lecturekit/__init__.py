@@ -14,7 +14,7 @@ Module                         Chapter
 :mod:`lecturekit.naive_bayes`  chapter 3: Bernoulli, multinomial and Gaussian naive Bayes
 :mod:`lecturekit.smoothing`    chapter 4: add-k, interpolation, Beta/Dirichlet MAP and mean
 :mod:`lecturekit.evaluation`   chapter 4 and any chapter: learning curves over repeated splits
-:mod:`lecturekit.em`           chapter 5: Gaussian mixtures fitted by EM
+:mod:`lecturekit.em`           chapter 5: EM for Gaussian mixtures; naive Bayes, labels missing
 :mod:`lecturekit.plotting`     figures for every chapter (draws fitted models, never fits)
 :mod:`lecturekit.grading`      autograding support (a time limit per cell)
 =============================  ==============================================================

@@ -1,7 +1,7 @@
-r"""Gaussian mixtures fitted by the EM algorithm.
+r"""Models fitted by the EM algorithm: Gaussian mixtures, and naive Bayes with missing labels.
 
-The generative story is that of Gaussian discriminant analysis (:mod:`lecturekit.gda`) with the
-label hidden: :math:`z \sim \mathrm{Categorical}(\pi)`, :math:`x \mid z = k \sim
+:class:`GaussianMixture` is Gaussian discriminant analysis (:mod:`lecturekit.gda`) with the label
+hidden: :math:`z \sim \mathrm{Categorical}(\pi)`, :math:`x \mid z = k \sim
 \mathcal N(\mu_k, \Sigma_k)`, and only :math:`x` is observed. Expectation-maximisation alternates
 
 * the **E-step**: the responsibilities :math:`r_{ik} = p(z_i = k \mid x_i)`, by Bayes' rule in
@@ -11,14 +11,23 @@ label hidden: :math:`z \sim \mathrm{Categorical}(\pi)`, :math:`x \mid z = k \sim
   :math:`\Sigma_k = \sum_i r_{ik} (x_i - \mu_k)(x_i - \mu_k)^\top / n_k`, with
   :math:`n_k = \sum_i r_{ik}`.
 
-Each iteration cannot decrease the log-likelihood. ``reg_covar`` is added to the diagonal of
-every covariance, which keeps a component that collapses onto a point or a subspace positive
-definite; a component whose weight falls to about zero is reported by a warning.
+Without a floor (``reg_covar=0``) no iteration can decrease the log-likelihood. ``reg_covar`` is
+added to the diagonal of every covariance, which keeps a component that collapses onto a point
+or a subspace positive definite, at the price of an M-step that no longer maximises exactly: the
+log-likelihood may then fall by a tiny amount near convergence. A component whose weight falls
+to about zero is reported by a warning.
 
-The log densities run through Cholesky factors from :func:`lecturekit.gaussian.cholesky` and
-:func:`lecturekit.gaussian.mahalanobis_sq`. Parameter and attribute names shared with
-:class:`sklearn.mixture.GaussianMixture` keep scikit-learn's meaning; ``tests/test_em.py`` checks
-that, started from the same parameters, both fits agree to 1e-6.
+:class:`SemiSupervisedNB` and :class:`MultinomialMixture` are the multinomial naive Bayes model
+of :mod:`lecturekit.naive_bayes` with some or all labels hidden: the E-step is its posterior, the
+M-step its add-alpha counting with soft counts (Nigam, McCallum, Thrun and Mitchell, 2000).
+
+All three share one loop (``_iterate``). The Gaussian log densities run through Cholesky factors
+from :func:`lecturekit.gaussian.cholesky` and :func:`lecturekit.gaussian.mahalanobis_sq`.
+Parameter and attribute names shared with :class:`sklearn.mixture.GaussianMixture` and
+:class:`sklearn.naive_bayes.MultinomialNB` keep scikit-learn's meaning; ``tests/test_em.py``
+checks that, started from the same parameters, both Gaussian fits agree to 1e-6, and
+``tests/test_em_naive_bayes.py`` that each soft-count M-step is scikit-learn's
+``MultinomialNB`` fitted with sample weights.
 
 Derived in the chapter 5 notebooks (the EM algorithm).
 """
@@ -28,6 +37,7 @@ from __future__ import annotations
 import math
 import warnings
 from numbers import Integral, Real
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,12 +48,15 @@ from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lecturekit._checks import check_finite, fitted_input
+from lecturekit.estimation import add_k
 from lecturekit.gaussian import cholesky, mahalanobis_sq
+from lecturekit.naive_bayes import MultinomialNB, _classes, _validate_X
 
-__all__ = ["GaussianMixture"]
+__all__ = ["GaussianMixture", "MultinomialMixture", "SemiSupervisedNB"]
 
 _LOG_2PI = float(np.log(2.0 * np.pi))
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
@@ -147,6 +160,38 @@ def _non_negative(value: Any, name: str, hint: str) -> float:
     if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be a finite number >= 0; got {value!r}. {hint}")
     return float(value)
+
+
+def _iterate(e_step: Callable[[], tuple[float, Any]], m_step: Callable[[Any], None], max_iter: int,
+             tol: float) -> tuple[list[float], bool]:
+    """The EM loop shared by every model here: E-step, M-step, until the objective settles.
+
+    ``e_step()`` returns the objective at the current parameters and the (log) responsibilities;
+    ``m_step(responsibilities)`` updates the parameters in place. Stops after ``max_iter``
+    iterations or when the objective changed by less than ``tol``; returns the objective of each
+    iteration and whether it converged.
+    """
+    history: list[float] = []
+    bound = -np.inf
+    for _ in range(max_iter):
+        previous = bound
+        bound, responsibilities = e_step()
+        m_step(responsibilities)
+        history.append(bound)
+        if abs(bound - previous) < tol:
+            return history, True
+    return history, False
+
+
+def _warn_if_not_converged(model: BaseEstimator, objective: str, advice: str) -> None:
+    if not model.converged_ and model.max_iter > 0:
+        warnings.warn(
+            f"EM did not converge: after max_iter={model.max_iter} iterations the {objective} "
+            f"still changed by more than tol={model.tol}. Increase max_iter, loosen tol, or "
+            f"{advice}.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
 
 
 # --------------------------------------------------------------------------- the estimator
@@ -304,15 +349,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         best, best_bound = None, -np.inf
         for _ in range(self.n_init):
             self._initialise(X, random_state, initial)
-            bound, history, converged = -np.inf, [], False
-            for _ in range(self.max_iter):
-                previous = bound
-                bound, log_resp = self._e_step(X)
-                self._m_step(X, log_resp)
-                history.append(bound)
-                if abs(bound - previous) < self.tol:
-                    converged = True
-                    break
+            history, converged = _iterate(lambda: self._e_step(X), lambda r: self._m_step(X, r),
+                                          self.max_iter, self.tol)
+            bound = history[-1] if history else -np.inf
             if best is None or bound > best_bound:
                 best_bound = bound
                 best = (self.weights_, self.means_, self.covariances_, history, converged)
@@ -321,14 +360,8 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         self.history_ = np.array(history, dtype=float)
         self.n_iter_ = len(history)
         self.lower_bound_ = float(best_bound)
-        if not self.converged_ and self.max_iter > 0:
-            warnings.warn(
-                f"EM did not converge: after max_iter={self.max_iter} iterations the mean "
-                f"log-likelihood still changed by more than tol={self.tol}. Increase max_iter, "
-                f"loosen tol, or try another initialisation (n_init, random_state).",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+        _warn_if_not_converged(self, "mean log-likelihood",
+                               "try another initialisation (n_init, random_state)")
         counts = self.weights_ * n
         empty = np.flatnonzero(counts < 1.0)
         if empty.size:
@@ -594,3 +627,457 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         """
         n = np.shape(X)[0]
         return -2.0 * self.score(X) * n + 2.0 * self._n_parameters()
+
+
+# --------------------------------------------------------------------------- naive Bayes by EM
+#
+# The multinomial event model of notebooks/03.02 with some or all labels hidden. The E-step is
+# MultinomialNB's posterior; the M-step is MultinomialNB's counting with every unlabelled
+# document counted Q_i(c) times in class c (soft counts Q^T X). Both steps, and the objective
+# EM increases, are the three functions below; SemiSupervisedNB and MultinomialMixture only
+# differ in what is fixed (labelled counts) and how EM starts.
+
+
+def _log_posterior(joint: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """log p(x_i) (the log-sum-exp over classes) and the log responsibilities, from log p(x_i, c)."""
+    log_norm = logsumexp(joint, axis=1)
+    return log_norm, joint - log_norm[:, np.newaxis]
+
+
+def _soft_counts(X: Any, resp: NDArray[np.float64]) -> NDArray[np.float64]:
+    r"""The (K, d) word counts :math:`\sum_i Q_i(c)\, x_{ij}` and nothing densified: :math:`(X^\top Q)^\top`."""
+    return np.asarray(X.T @ resp).T
+
+
+def _log_prior_of_theta(feature_log_prob: NDArray[np.float64], alpha: float) -> float:
+    r"""The log of the Dirichlet(alpha + 1) prior density of every class's word distribution (up to a constant)."""
+    return alpha * float(feature_log_prob.sum()) if alpha > 0 else 0.0
+
+
+def _check_em_params(model: BaseEstimator) -> None:
+    alpha = model.alpha
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not np.isfinite(alpha) or alpha <= 0:
+        raise ValueError(
+            f"alpha must be a finite number > 0 in {type(model).__name__}; got {alpha!r}. With "
+            f"alpha = 0 a word that no class has seen gives an unlabelled document probability zero "
+            f"under every class, and the E-step has nothing to normalise. Use alpha=1.0 (Laplace) "
+            f"or a smaller positive value such as 0.1."
+        )
+    _non_negative(model.tol, "tol", "It is the smallest change of the objective that counts as "
+                                    "progress, e.g. 1e-3.")
+    _positive_int(model.max_iter, "max_iter", 0, "the number of EM iterations")
+
+
+def _never(model: Any) -> bool:
+    return False
+
+
+class SemiSupervisedNB(MultinomialNB):
+    r"""Multinomial naive Bayes fitted by EM from labelled and unlabelled documents.
+
+    Nigam, McCallum, Thrun and Mitchell (2000). Start from :class:`MultinomialNB` fitted on the
+    labelled documents, then alternate
+
+    * the **E-step**: soft labels :math:`Q_i(c) = p(y = c \mid x_i)` of every unlabelled
+      document under the current model (Bayes' rule in log space);
+    * the **M-step**: the add-alpha estimates of :class:`MultinomialNB` from the labelled counts
+      plus ``unlabeled_weight`` :math:`\lambda` times the soft counts,
+
+    .. math::
+
+        \theta_{cj} = \frac{N^L_{cj} + \lambda \sum_{i \in U} Q_i(c)\, x_{ij} + \alpha}
+                           {\sum_{j'} \bigl(N^L_{cj'} + \lambda \sum_{i \in U} Q_i(c)\, x_{ij'}\bigr) + \alpha d},
+        \qquad
+        \pi_c = \frac{n^L_c + \lambda \sum_{i \in U} Q_i(c)}{n_L + \lambda n_U}.
+
+    Each iteration cannot decrease the objective
+
+    .. math::
+
+        \sum_{i \in L} \log p(x_i, y_i) + \lambda \sum_{i \in U} \log p(x_i)
+        + \alpha \sum_{c, j} \log \theta_{cj},
+
+    the log posterior of the parameters under a Dirichlet(alpha + 1) prior (up to a constant and
+    the multinomial coefficients), which ``history_`` records divided by
+    :math:`n_L + \lambda n_U`. With no unlabelled documents (or :math:`\lambda = 0`) the fit is
+    exactly ``MultinomialNB(alpha)``.
+
+    The class prior is the plain weighted frequency, as in :class:`MultinomialNB`; Nigam et al.
+    add one to each class count, which changes little since every class has labelled documents.
+    Prediction, ``predict_proba`` and ``sample`` are those of :class:`MultinomialNB`.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Pseudo-count added to every word count; must be > 0 here.
+    unlabeled_weight : float, default 1.0
+        :math:`\lambda \ge 0`, the weight of each unlabelled document relative to a labelled one
+        (Nigam et al.'s EM-lambda; 1 is plain EM, 0 ignores the unlabelled documents).
+    max_iter : int, default 100
+        Largest number of EM iterations (0: the labelled fit only).
+    tol : float, default 1e-3
+        Stop when the objective per (weighted) document changes by less than this (as
+        :class:`GaussianMixture`'s ``tol``; a document of a few hundred words scores about -1e3).
+
+    Attributes
+    ----------
+    classes_, class_count_, feature_count_, class_log_prior_, feature_log_prob_, n_features_in_
+        As in :class:`MultinomialNB`; the counts include the weighted soft counts.
+    converged_ : bool
+        Whether EM stopped because the objective settled (True when there was nothing to do).
+    n_iter_ : int
+        Number of EM iterations run.
+    history_ : ndarray of shape (n_iter_,)
+        The objective per weighted document at each iteration, measured in the E-step (before
+        that iteration's M-step); it never decreases.
+    lower_bound_ : float
+        ``history_[-1]`` (-inf when no iteration ran).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X_labeled = np.array([[3, 0, 1, 0], [0, 2, 0, 1]])
+    >>> X_unlabeled = np.array([[2, 0, 1, 0], [4, 0, 0, 1], [0, 3, 0, 2], [0, 1, 0, 3]])
+    >>> model = SemiSupervisedNB().fit(X_labeled, ["ham", "spam"], X_unlabeled)
+    >>> model.predict(X_unlabeled)
+    array(['ham', 'ham', 'spam', 'spam'], dtype='<U4')
+    >>> bool(np.all(np.diff(model.history_) >= 0))
+    True
+
+    Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+    """
+
+    # MultinomialNB's options that EM fixes: alpha as given, the class prior learned.
+    force_alpha = True
+    fit_prior = True
+    class_prior = None
+
+    def __init__(self, alpha: float = 1.0, unlabeled_weight: float = 1.0, max_iter: int = 100,
+                 tol: float = 1e-3):
+        self.alpha = alpha
+        self.unlabeled_weight = unlabeled_weight
+        self.max_iter = max_iter
+        self.tol = tol
+
+    # Adding labelled batches one at a time would not rerun EM; fit takes everything at once.
+    partial_fit = available_if(_never)(MultinomialNB.partial_fit)
+
+    def fit(self, X: Any, y: ArrayLike, X_unlabeled: Any = None) -> SemiSupervisedNB:
+        """Fit on labelled documents, then run EM with the unlabelled ones.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_labeled, n_features)
+            Word counts of the labelled documents.
+        y : array_like of shape (n_labeled,)
+            Their labels; at least two classes. Every class the model can predict must appear.
+        X_unlabeled : {array_like, sparse matrix} of shape (n_unlabeled, n_features), optional
+            Word counts of the unlabelled documents, in the same columns (vocabulary) as ``X``.
+
+        Returns
+        -------
+        self : SemiSupervisedNB
+
+        Raises
+        ------
+        ValueError
+            For alpha <= 0, a negative ``unlabeled_weight``, NaN or negative counts, fewer than
+            two classes, or an ``X_unlabeled`` whose columns differ from ``X``'s.
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            If EM did not settle within ``max_iter`` iterations.
+
+        Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+        """
+        _check_em_params(self)
+        weight = _non_negative(self.unlabeled_weight, "unlabeled_weight",
+                               "It weighs each unlabelled document against a labelled one, e.g. 1.0 "
+                               "(plain EM) or 0.1.")
+        X, y = _validate_X(self, X, y, "fit", reset=True, sparse=True)
+        classes, codes = _classes(y, type(self).__name__, return_codes=True)
+        self._start(classes, X.shape[1])
+        self._update(X, codes)  # MultinomialNB on the labelled documents: EM's starting point
+        self.history_, self.n_iter_, self.converged_, self.lower_bound_ = np.empty(0), 0, True, -np.inf
+        if X_unlabeled is None:
+            return self
+        X_u = self._check_unlabeled(X_unlabeled)
+        if X_u.shape[0] == 0 or weight == 0:
+            return self
+
+        alpha = float(self.alpha)
+        labeled_counts, labeled_class_count = self.feature_count_, self.class_count_
+        total = X.shape[0] + weight * X_u.shape[0]
+
+        def e_step() -> tuple[float, NDArray[np.float64]]:
+            log_norm, log_resp = _log_posterior(self._joint(X_u))
+            labeled = labeled_class_count @ self.class_log_prior_ \
+                + float(np.sum(labeled_counts * self.feature_log_prob_))
+            objective = labeled + weight * log_norm.sum() + _log_prior_of_theta(self.feature_log_prob_, alpha)
+            return float(objective / total), log_resp
+
+        def m_step(log_resp: NDArray[np.float64]) -> None:
+            resp = np.exp(log_resp)
+            self.feature_count_ = labeled_counts + weight * _soft_counts(X_u, resp)
+            self.class_count_ = labeled_class_count + weight * resp.sum(axis=0)
+            self._estimate(alpha)
+            self.class_log_prior_ = self._class_log_prior()
+
+        history, self.converged_ = _iterate(e_step, m_step, self.max_iter, self.tol)
+        self.history_ = np.array(history, dtype=float)
+        self.n_iter_ = len(history)
+        self.lower_bound_ = float(history[-1]) if history else -np.inf
+        _warn_if_not_converged(self, "objective per document", "accept the current fit (the "
+                               "objective only grows)")
+        return self
+
+    def _check_unlabeled(self, X_unlabeled: Any) -> Any:
+        shape = np.shape(X_unlabeled)
+        if len(shape) == 2 and shape[0] == 0 and shape[1] == self.n_features_in_:
+            return X_unlabeled  # no unlabelled documents: nothing for EM to do
+        try:
+            X_u, _ = _validate_X(self, X_unlabeled, None, "predict", reset=False, sparse=True)
+            self._data(X_u)  # refuses negative counts
+        except ValueError as exc:
+            raise ValueError(f"X_unlabeled: {exc}") from exc
+        return X_u
+
+
+class MultinomialMixture(DensityMixin, BaseEstimator):
+    r"""A mixture of K multinomials (naive Bayes with every label hidden), fitted by EM.
+
+    Clusters documents: :math:`z \sim \mathrm{Categorical}(\pi)`, then the words of the document
+    from :math:`\theta_z`. EM is that of :class:`SemiSupervisedNB` with no labelled documents:
+    the E-step gives responsibilities :math:`Q_i(k)`, the M-step the add-alpha estimates from
+    the soft counts, :math:`\theta_{kj} \propto \sum_i Q_i(k) x_{ij} + \alpha` and
+    :math:`\pi_k = \sum_i Q_i(k) / n`. Each iteration cannot decrease
+    :math:`\sum_i \log p(x_i) + \alpha \sum_{k, j} \log \theta_{kj}`, recorded per document in
+    ``history_``. A component is a cluster, not a class: its index carries no meaning and a
+    restart may permute them.
+
+    Log-probabilities leave out the multinomial coefficient :math:`\log (n_i! / \prod_j x_{ij}!)`
+    of each document: it does not depend on the parameters, so it changes no fit, posterior or
+    comparison of models on the same documents.
+
+    Parameters
+    ----------
+    n_components : int, default 2
+        Number of components K.
+    alpha : float, default 1.0
+        Pseudo-count added to every word count of every component (> 0).
+    tol : float, default 1e-3
+        Stop when the objective per document changes by less than this.
+    max_iter : int, default 100
+        Largest number of EM iterations per initialisation.
+    n_init : int, default 1
+        Number of initialisations; the one with the largest final objective is kept.
+    init_params : {"random", "random_from_data"}, default "random"
+        Initial responsibilities: uniform random numbers normalised per row, or K distinct
+        documents chosen at random, one per component. The initial parameters are one M-step
+        from them.
+    random_state : int, numpy.random.RandomState or None, default None
+        Seed of the initialisation.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_components,)
+        Mixture weights :math:`\pi_k`.
+    feature_log_prob_ : ndarray of shape (n_components, n_features)
+        :math:`\log \theta_{kj}`.
+    feature_count_ : ndarray of shape (n_components, n_features)
+        The soft word counts of the last M-step.
+    converged_, n_iter_, history_, lower_bound_, n_features_in_
+        As in :class:`GaussianMixture`, for the objective above.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[5, 1, 0, 0], [4, 2, 0, 0], [0, 0, 3, 3], [0, 1, 4, 2]])
+    >>> model = MultinomialMixture(2, random_state=0).fit(X)
+    >>> labels = model.predict(X)
+    >>> bool(labels[0] == labels[1] != labels[2] == labels[3])
+    True
+
+    Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+    """
+
+    def __init__(self, n_components: int = 2, *, alpha: float = 1.0, tol: float = 1e-3,
+                 max_iter: int = 100, n_init: int = 1, init_params: str = "random",
+                 random_state: int | np.random.RandomState | None = None):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init_params = init_params
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        return tags
+
+    def _check_X(self, X: Any, where: str, reset: bool) -> Any:
+        try:
+            X = validate_data(self, X, reset=reset, accept_sparse=["csr", "csc"], dtype=np.float64,
+                              ensure_all_finite=False)
+        except ValueError as exc:
+            if "features, but" in str(exc):
+                raise ValueError(f"{exc} Pass the same columns (the same vocabulary) as in fit, "
+                                 f"or refit the model.") from exc
+            raise
+        values = X.data if hasattr(X, "indptr") else X
+        check_finite(values, f"X passed to MultinomialMixture.{where} contains NaN or infinite "
+                             f"values; word counts must be finite numbers >= 0.")
+        if values.size and values.min() < 0:
+            raise ValueError(
+                f"Negative values in data passed to MultinomialMixture.{where}; counts must be >= 0. "
+                f"Pass word counts (e.g. from CountVectorizer), not centred or scaled features."
+            )
+        return X
+
+    def fit(self, X: Any, y: None = None) -> MultinomialMixture:
+        """Cluster the documents by EM.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Word counts, at least ``n_components`` documents.
+        y : None
+            Ignored; present for the scikit-learn API.
+
+        Returns
+        -------
+        self : MultinomialMixture
+
+        Raises
+        ------
+        ValueError
+            For invalid parameters, NaN or negative counts, or fewer documents than components.
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            If the kept initialisation did not converge within ``max_iter`` iterations.
+
+        Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+        """
+        K = _positive_int(self.n_components, "n_components", 1, "the number of clusters")
+        _check_em_params(self)
+        _positive_int(self.n_init, "n_init", 1, "the number of initialisations")
+        if self.init_params not in ("random", "random_from_data"):
+            raise ValueError(f"init_params must be 'random' or 'random_from_data'; got "
+                             f"{self.init_params!r}.")
+        X = self._check_X(X, "fit", reset=True)
+        n = X.shape[0]
+        if n < K:
+            raise ValueError(f"MultinomialMixture(n_components={K}) needs at least {K} documents, "
+                             f"but X has {n}; use n_components <= {n} or pass more documents.")
+        random_state = check_random_state(self.random_state)
+        alpha = float(self.alpha)
+
+        def e_step() -> tuple[float, NDArray[np.float64]]:
+            log_norm, log_resp = _log_posterior(self._joint(X))
+            objective = log_norm.sum() + _log_prior_of_theta(self.feature_log_prob_, alpha)
+            return float(objective / n), log_resp
+
+        def m_step(log_resp: NDArray[np.float64]) -> None:
+            self._m_step(X, np.exp(log_resp), alpha)
+
+        best, best_bound = None, -np.inf
+        for _ in range(self.n_init):
+            if self.init_params == "random":
+                resp = random_state.uniform(size=(n, K))
+                resp /= resp.sum(axis=1, keepdims=True)
+            else:
+                resp = np.zeros((n, K))
+                resp[random_state.choice(n, size=K, replace=False), np.arange(K)] = 1.0
+            self._m_step(X, resp, alpha)
+            history, converged = _iterate(e_step, m_step, self.max_iter, self.tol)
+            bound = history[-1] if history else -np.inf
+            if best is None or bound > best_bound:
+                best_bound = bound
+                best = (self.weights_, self.feature_count_, self.feature_log_prob_, history, converged)
+        self.weights_, self.feature_count_, self.feature_log_prob_, history, self.converged_ = best
+        self.history_ = np.array(history, dtype=float)
+        self.n_iter_ = len(history)
+        self.lower_bound_ = float(best_bound)
+        _warn_if_not_converged(self, "objective per document",
+                               "try another initialisation (n_init, random_state)")
+        return self
+
+    def _m_step(self, X: Any, resp: NDArray[np.float64], alpha: float) -> None:
+        self.feature_count_ = _soft_counts(X, resp)
+        # The same floor as GaussianMixture: an empty component keeps a tiny weight, log finite.
+        counts = np.maximum(resp.sum(axis=0), 10.0 * np.finfo(float).eps)
+        self.weights_ = counts / counts.sum()
+        self.feature_log_prob_ = np.log(add_k(self.feature_count_, alpha, axis=1))
+
+    def _joint(self, X: Any) -> NDArray[np.float64]:
+        """log pi_k + sum_j x_ij log theta_kj: one sparse-times-dense product."""
+        return np.asarray(X @ self.feature_log_prob_.T) + np.log(self.weights_)
+
+    def score_samples(self, X: Any) -> NDArray[np.float64]:
+        r"""Log probability of each document, :math:`\log \sum_k \pi_k \prod_j \theta_{kj}^{x_{ij}}`.
+
+        Without the multinomial coefficient (see the class docstring).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+        """
+        check_is_fitted(self)
+        return logsumexp(self._joint(self._check_X(X, "score_samples", reset=False)), axis=1)
+
+    def score(self, X: Any, y: None = None) -> float:
+        """Mean of :meth:`score_samples`.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.score_samples(X)))
+
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
+        r"""Responsibilities :math:`p(z = k \mid x)`; each row sums to one.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+        """
+        check_is_fitted(self)
+        joint = self._joint(self._check_X(X, "predict_proba", reset=False))
+        return np.exp(_log_posterior(joint)[1])
+
+    def predict(self, X: Any) -> NDArray[np.intp]:
+        """The most responsible component of each document.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Component indices in ``0 .. n_components - 1``.
+        """
+        check_is_fitted(self)
+        return np.argmax(self._joint(self._check_X(X, "predict", reset=False)), axis=1)

@@ -532,7 +532,7 @@ class MultinomialNB(_DiscreteNB):
         values = _values(X)
         if values.size and values.min() < 0:
             raise ValueError(
-                "Negative values in data passed to MultinomialNB (input X); counts must be >= 0. "
+                f"Negative values in data passed to {type(self).__name__} (input X); counts must be >= 0. "
                 "Pass word counts (e.g. from CountVectorizer), not centred or scaled features."
             )
         return values
