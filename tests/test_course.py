@@ -285,6 +285,55 @@ def test_autograder_zip_carries_hidden_tests(release):
             assert "lecturekit.grading.CellTimeLimit" in config
 
 
+def test_autograder_zip_is_self_contained_for_a_grading_image(release, tmp_path):
+    """What a grading image (Gradescope's, or otter grade's) needs beyond otter: pins, lecturekit, data.
+
+    Otter puts the zip in /autograder/source and copies files/ next to each submission; this test
+    does the same into a temporary folder and imports lecturekit from there, not from the checkout.
+    """
+    import subprocess
+    import sys
+    import zipfile
+
+    root = course.ROOT
+    pins = course.pinned_requirements()
+    for master in MASTERS:
+        with zipfile.ZipFile(release / "autograder" / f"{master.stem}-autograder.zip") as archive:
+            names = set(archive.namelist())
+            for path in [*(root / "lecturekit").rglob("*.py"), *(root / "data").iterdir(),
+                         root / "pyproject.toml"]:
+                name = f"files/{path.relative_to(root).as_posix()}"
+                assert name in names, name
+                assert archive.read(name) == path.read_bytes(), name
+            environment = archive.read("environment.yml").decode()
+            assert f"- python={course.course_python()}" in environment
+            for pin in pins:
+                assert pin.replace("otter-grader", "otter-grader[grading,plugins]") in environment, pin
+            assert f"- {course.GRADER_SOURCE}/files" in environment
+    with zipfile.ZipFile(release / "autograder" / f"{MASTERS[0].stem}-autograder.zip") as archive:
+        archive.extractall(tmp_path / "source")
+    submission = tmp_path / "submission"
+    shutil.copytree(tmp_path / "source" / "files", submission)
+    # Hide the checkout's editable install, as in a grading image where only the zip exists.
+    probe = (
+        "import sys; sys.meta_path = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]; "
+        "sys.path = [p for p in sys.path if p not in ('', '.')]; sys.path.insert(0, '.'); "
+        "import lecturekit, lecturekit.grading, lecturekit.datasets as d; "
+        "print(lecturekit.__file__); print(d.load_old_faithful().shape, len(d.load_sms_spam()[0]))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], cwd=submission, capture_output=True, text=True,
+                            check=True)
+    where, sizes = result.stdout.splitlines()
+    assert Path(where).resolve().is_relative_to(submission.resolve())
+    assert sizes.startswith("(272, 2)")
+    # pip can build lecturekit from the zip's files/ (what the environment's last line installs).
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "wheel"),
+                    str(tmp_path / "source" / "files")], check=True, capture_output=True)
+    (wheel,) = (tmp_path / "wheel").glob("lecturekit-*.whl")
+    with zipfile.ZipFile(wheel) as built:
+        assert "lecturekit/grading.py" in built.namelist()
+
+
 def check_outputs(nb: nbformat.NotebookNode) -> dict[str, str]:
     """The text each ``grader.check("qN")`` cell printed, by question."""
     found = {}

@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -51,6 +52,9 @@ MATHJAX_PARTS = ["tex-chtml-full.js", "output/chtml/fonts", "ui", "a11y", "adapt
 # A submission that takes longer than this in total is stopped and scored 0 (each cell of it is
 # separately limited by lecturekit.grading.CellTimeLimit, named in every assignment config).
 SUBMISSION_TIMEOUT = 900
+# Where a grading image unpacks the autograder zip: Gradescope's and otter's default autograder_dir
+# is /autograder, and the zip's contents go to its source/ folder.
+GRADER_SOURCE = "/autograder/source"
 
 
 def log(message: str) -> None:
@@ -140,9 +144,64 @@ def assign(dist: Path = DIST, *, run_tests: bool = True) -> Path:
                 copy = shutil.copytree if extra.is_dir() else shutil.copy2
                 copy(extra, student_dir / extra.name)
         (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
-        shutil.copy2(zip_path, autograder_dir / f"{master.stem}-autograder.zip")
+        complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip")
     log(f"student notebooks in {student_dir}, autograders in {autograder_dir}")
     return student_dir
+
+
+def complete_autograder(generated: Path, target: Path) -> None:
+    """Copy otter's autograder zip to ``target``, made self-contained for a grading image.
+
+    ``otter assign`` zips the tests and an environment with otter alone, and cannot add files from
+    outside the notebook's folder. A grading image built from the zip (Gradescope's, or ``otter
+    grade``'s Docker image) also needs the course's pinned packages, ``lecturekit`` (the notebooks
+    import it and every assignment's CellTimeLimit plugin lives in it) and the corpora of
+    ``data/``. Otter copies whatever is under ``files/`` in the zip next to each submission, so
+    ``lecturekit/`` and ``data/`` land beside the notebook as in the repository; ``environment.yml``
+    gets the pins of requirements.txt, the course's Python, and the package itself from
+    ``GRADER_SOURCE/files`` (for the plugin, which loads before the notebook runs).
+    """
+    with zipfile.ZipFile(generated) as original:
+        entries = {name: original.read(name) for name in original.namelist()
+                   if not name.startswith("files/")}
+    entries["environment.yml"] = grading_environment().encode()
+    package_files = [ROOT / "pyproject.toml", ROOT / "README.md"]
+    package_files += sorted(p for p in (ROOT / "lecturekit").rglob("*.py"))
+    package_files += sorted(p for p in (ROOT / "data").iterdir() if p.is_file())
+    for path in package_files:
+        entries[f"files/{path.relative_to(ROOT).as_posix()}"] = path.read_bytes()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # reproducible bytes
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = (0o755 if name == "run_autograder" else 0o644) << 16
+            archive.writestr(info, data)
+
+
+def course_python() -> str:
+    """The Python version environment.yml asks for (e.g. "3.11")."""
+    for line in (ROOT / "environment.yml").read_text().splitlines():
+        if line.strip().startswith("- python="):
+            return line.split("=", 1)[1].strip()
+    raise SystemExit("environment.yml names no python version")
+
+
+def pinned_requirements() -> list[str]:
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def grading_environment() -> str:
+    """The conda environment of the grading image: the course's Python and pins, and lecturekit."""
+    otter = next(r for r in pinned_requirements() if r.startswith("otter-grader=="))
+    pins = [otter.replace("otter-grader", "otter-grader[grading,plugins]")]
+    pins += [r for r in pinned_requirements() if not r.startswith("otter-grader==")]
+    pins.append(f"{GRADER_SOURCE}/files")  # lecturekit itself, from the zip (pyproject.toml there)
+    lines = ["name: otter-env", "channels:", "  - conda-forge", "dependencies:",
+             f"  - python={course_python()}", "  - pip", "  - jupyter_server", "  - pip:"]
+    lines += [f"      - {pin}" for pin in pins]
+    return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- book
