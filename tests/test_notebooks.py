@@ -34,6 +34,16 @@ def test_master_notebook_hygiene(path):
         assert "execution" not in cell.metadata, "run `python tools/course.py clean` before committing"
         for output in cell.get("outputs", []):
             assert output.output_type != "error", f"stored error output: {output.get('ename')}"
+        if cell.cell_type == "code":
+            assert not any(course.is_progress_bar(o) for o in cell.outputs), \
+                "a stored progress bar: run `python tools/course.py clean`"
+            shows_bar = "progress=True" in cell.source or "tqdm(" in cell.source
+            ignored = "nbval-ignore-output" in cell.metadata.get("tags", [])
+            # A progress bar differs on every run, so nbval must not compare that cell; then the
+            # cell must print nothing else, or those results would go unchecked.
+            assert shows_bar == ignored, f"progress bar and nbval-ignore-output go together:\n{cell.source[:200]}"
+            if ignored:
+                assert not cell.outputs, f"a cell that nbval ignores prints nothing:\n{cell.source[:200]}"
     first = next(c for c in nb.cells if c.cell_type != "raw")  # after otter's configuration, if any
     assert first.cell_type == "markdown" and first.source.startswith("# "), "a notebook opens with its title"
     assert "**You will learn**" in first.source

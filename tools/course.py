@@ -26,6 +26,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -87,6 +88,31 @@ def is_assignment(nb: nbformat.NotebookNode) -> bool:
 VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime")
 
 
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+TQDM_LINE = re.compile(r"\|\s*\d+/\d+ \[\d+:\d+")  # "| 3/192 [00:01<00:30, ..."
+
+
+def is_progress_bar(output: nbformat.NotebookNode) -> bool:
+    """A tqdm bar: a widget (in Jupyter) or its text fallback on stderr (without ipywidgets)."""
+    if WIDGET_VIEW in output.get("data", {}):
+        return True
+    return output.get("output_type") == "stream" and output.get("name") == "stderr" and bool(
+        TQDM_LINE.search(output.get("text", "")))
+
+
+def coalesce_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) outputs: how they were flushed is not content."""
+    joined: list = []
+    for output in outputs:
+        previous = joined[-1] if joined else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
+            previous["text"] = previous["text"] + output["text"]
+        else:
+            joined.append(output)
+    return joined
+
+
 def clean_notebook(nb: nbformat.NotebookNode, *, clear_outputs: bool = False) -> nbformat.NotebookNode:
     """Remove execution timings, widget state and other per-run metadata; optionally outputs."""
     for cell in nb.cells:
@@ -96,7 +122,11 @@ def clean_notebook(nb: nbformat.NotebookNode, *, clear_outputs: bool = False) ->
             if clear_outputs:
                 cell.outputs = []
                 cell.execution_count = None
-            for output in cell.get("outputs", []):
+            # A progress bar (a tqdm widget) says how long a loop took on one run: not for the
+            # website or the repository. Cells that show one carry the nbval-ignore-output tag.
+            cell.outputs = coalesce_streams(
+                [output for output in cell.get("outputs", []) if not is_progress_bar(output)])
+            for output in cell.outputs:
                 output.get("metadata", {}).pop("execution", None)
     nb.metadata.pop("widgets", None)
     nb.metadata["kernelspec"] = {
