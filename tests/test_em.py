@@ -231,12 +231,14 @@ def test_a_component_that_loses_its_points_warns_instead_of_crashing():
 
 def test_reg_covar_keeps_a_component_on_a_single_point_positive_definite():
     X = np.vstack([X3, np.repeat([[20.0, 20.0, 20.0]], 5, axis=0)])
-    means = np.vstack([X3.mean(axis=0), [20.0, 20.0, 20.0]])
-    model = GaussianMixture(2, means_init=means).fit(X)
+    # Every initial value given, so that no random k-means start can put component 0 on one point.
+    start = dict(means_init=np.vstack([X3.mean(axis=0), [20.0, 20.0, 20.0]]), weights_init=[0.5, 0.5],
+                 precisions_init=np.array([np.eye(3)] * 2))
+    model = GaussianMixture(2, **start).fit(X)
     np.testing.assert_allclose(model.covariances_[1], 1e-6 * np.eye(3), rtol=1e-6, atol=1e-15)
     assert model.weights_[1] == pytest.approx(5 / 65)
     with pytest.raises(ValueError, match="covariance of component 1 is singular.*reg_covar > 0"):
-        GaussianMixture(2, means_init=means, reg_covar=0.0).fit(X)
+        GaussianMixture(2, reg_covar=0.0, **start).fit(X)
 
 
 def test_convergence_warning_and_max_iter_zero():
