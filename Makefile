@@ -5,6 +5,9 @@
 #   make test          set up and run the whole test suite (what CI runs)
 #   make lab           JupyterLab on the student notebooks
 #   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder)
+#   make release       the student repository to publish (dist/student-repository)
+#   REPOSITORY_URL=... (with book or release) the published student repository: launch buttons,
+#                      Binder badge; REPOSITORY_BRANCH (default main), JUPYTERHUB_URL optional
 #   make grade SUBMISSIONS=folder   grade every .ipynb under folder into folder/scores.csv
 #   make bench         benchmarks against scikit-learn
 #   make lock          re-freeze constraints.txt after changing requirements.txt
@@ -15,7 +18,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 SUBMISSIONS ?= submissions
 
-.PHONY: setup book test lab assignments grade bench lock clean
+.PHONY: setup book test lab assignments release grade bench lock clean
 
 setup: $(STAMP)
 
@@ -35,6 +38,9 @@ test: $(STAMP)
 
 assignments: $(STAMP)
 	$(PY) tools/course.py assign
+
+release: $(STAMP)
+	$(PY) tools/course.py release
 
 lab: assignments
 	$(VENV)/bin/jupyter lab dist/student

@@ -105,6 +105,66 @@ def test_no_solution_or_hidden_test_reaches_students_or_the_website(release, bui
     assert not leaks, "solutions or hidden tests reached a student-facing file:\n" + "\n".join(leaks[:20])
 
 
+STUDENT_REPOSITORY_URL = "https://github.com/example-university/generative-learning-student"
+
+
+@pytest.fixture(scope="session")
+def student_repository(release, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("published") / "student-repository"
+    return course.release(out, repository_url=STUDENT_REPOSITORY_URL, student_dir=release / "student")
+
+
+def test_student_repository_holds_what_students_need_and_no_solution(student_repository):
+    root = course.ROOT
+    notebooks = sorted(p.name for p in (student_repository / "notebooks").glob("*.ipynb"))
+    assert notebooks == [p.name for p in course.master_notebooks()]
+    for name in course.STUDENT_REPOSITORY_FILES:
+        assert (student_repository / name).exists(), name
+    assert (student_repository / "lecturekit" / "em.py").read_bytes() == (root / "lecturekit" / "em.py").read_bytes()
+    assert not list(student_repository.rglob("__pycache__"))
+    post_build = student_repository / "postBuild"
+    assert post_build.stat().st_mode & 0o111 and "pip install --no-deps -e ." in post_build.read_text()
+    assert "course.py" not in post_build.read_text()  # no masters here to assign from
+    leaks = []
+    for path in (student_repository / "notebooks").glob("*.ipynb"):
+        text = readable_text(path)
+        leaks += [f"{path.name}: {marker!r}" for marker in MARKERS if marker in text]
+        master = course.MASTERS / path.name
+        if course.is_assignment(nbformat.read(master, as_version=4)):
+            leaks += [f"{path.name}: {secret!r}" for secret in solution_lines(master) if secret in text]
+    assert not leaks, leaks[:10]
+    # The badge opens the notebooks folder on the default branch, not on a tag.
+    readme = (student_repository / "README.md").read_text()
+    badge = "https://mybinder.org/v2/gh/example-university/generative-learning-student/main?urlpath=lab/tree/notebooks"
+    assert f"[![Binder](https://mybinder.org/badge_logo.svg)]({badge})" in readme
+
+
+def test_launch_buttons_open_the_student_notebook_in_the_student_repository(release, tmp_path):
+    """A one-chapter book built with REPOSITORY_URL: Binder and JupyterHub buttons on the chapter."""
+    source = course.stage_book(release / "student", tmp_path / "source", repository_url=STUDENT_REPOSITORY_URL,
+                               jupyterhub_url="https://hub.example.edu")
+    (source / "_toc.yml").write_text(f"format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/{BAYES}\n")
+    (source / "intro.md").write_text("# Generative Learning Algorithms\n")
+    course.build_book(source, tmp_path)
+    page = (tmp_path / "_build" / "html" / "notebooks" / f"{BAYES}.html").read_text().replace("&amp;", "&")
+    binder = f"{course.binder_url(STUDENT_REPOSITORY_URL)}?urlpath=lab/tree/notebooks/{BAYES}.ipynb"
+    assert binder == ("https://mybinder.org/v2/gh/example-university/generative-learning-student/main"
+                      f"?urlpath=lab/tree/notebooks/{BAYES}.ipynb")
+    assert f'href="{binder}"' in page
+    hub = re.search(r'href="(https://hub\.example\.edu/hub/user-redirect/git-pull\?[^"]+)"', page)
+    assert hub, "no JupyterHub button"
+    assert "repo=https%3A//github.com/example-university/generative-learning-student" in hub.group(1)
+    assert f"urlpath=lab/tree/generative-learning-student/notebooks/{BAYES}.ipynb" in hub.group(1)
+    assert hub.group(1).endswith("branch=main")
+
+
+def test_without_a_repository_the_book_has_no_launch_button(built_book):
+    """No address is configured in the repository itself, so the default build shows no dead button."""
+    page = (built_book / "html" / "notebooks" / f"{BAYES}.html").read_text()
+    assert "mybinder.org" not in page and "git-pull" not in page
+    assert f"_sources/notebooks/{BAYES}.ipynb" in page  # the download button: the student version
+
+
 def test_student_notebooks_are_clean(release):
     for path in (release / "student").glob("*.ipynb"):
         nb = nbformat.read(path, as_version=4)

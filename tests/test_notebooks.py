@@ -37,7 +37,7 @@ def test_master_notebook_hygiene(path):
         if cell.cell_type == "code":
             assert not any(course.is_progress_bar(o) for o in cell.outputs), \
                 "a stored progress bar: run `python tools/course.py clean`"
-            shows_bar = "progress=True" in cell.source or "tqdm(" in cell.source
+            shows_bar = course.shows_progress_bar(cell)
             ignored = "nbval-ignore-output" in cell.metadata.get("tags", [])
             # A progress bar differs on every run, so nbval must not compare that cell; then the
             # cell must print nothing else, or those results would go unchecked.

@@ -10,6 +10,11 @@ otter-grader's markup. Everything a student or a reader sees is generated from t
     ``assign``, then stage the website's sources in ``_build/source/`` (the book's configuration,
     its pages and the *student* notebooks) and run the strict Jupyter Book build into
     ``_build/html``. Solutions never reach the website because the website never sees a master.
+``release``
+    ``assign``, then write a *student repository* in ``dist/student-repository/``: the student
+    notebooks, ``lecturekit``, ``data/`` and the Binder environment, with a README whose Binder
+    badge points at the default branch. Publish it (e.g. as its own GitHub repository) and pass
+    its address to ``book`` (``REPOSITORY_URL``) for launch buttons that open student notebooks.
 ``grade``
     Grade every ``.ipynb`` under a folder with ``otter run`` against the matching autograder zip
     and write a table of scores.
@@ -34,8 +39,10 @@ import tempfile
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import quote
 
 import nbformat
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 MASTERS = ROOT / "notebooks"
@@ -46,6 +53,11 @@ BOOK_SOURCE = BUILD / "source"
 BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "instructor-guide.md", "where-next.md",
               "bibliography.md", "logo.svg", "_ext"]
 ASSIGNMENT_MARKER = "# ASSIGNMENT CONFIG"
+# The student repository (see ``release``): what it holds besides the notebooks. Launch buttons and
+# its Binder badge point at it, never at this repository, whose notebooks hold the solutions.
+STUDENT_REPOSITORY = DIST / "student-repository"
+STUDENT_REPOSITORY_FILES = ["lecturekit", "data", "pyproject.toml", "requirements.txt", "environment.yml"]
+BINDERHUB = "https://mybinder.org"
 # MathJax 3 from the npm package pinned in package.json (`npm ci` puts it here); the website serves
 # it from _static/mathjax so that math renders with no network. _config.yml points mathjax_path at it.
 MATHJAX = ROOT / "node_modules" / "mathjax" / "es5"
@@ -242,7 +254,7 @@ def prepare_for_web(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
     The otter initialisation cell still runs (``grader.check`` needs it) but is not shown, and the
     public checks show their code but not their output: on the website every exercise is blank, so
-    every check would only report a failure.
+    every check would only report a failure. Cells that draw a progress bar show no output either.
     """
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -251,13 +263,24 @@ def prepare_for_web(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
         source = cell.source.lstrip()
         if source.startswith("# Initialize Otter"):
             tags.append("remove-cell")
-        elif source.startswith("grader.check"):
-            tags.append("remove-output")
+        elif source.startswith("grader.check") or shows_progress_bar(cell):
+            tags.append("remove-output")  # a blank answer's failures; a finished progress bar
     return nb
 
 
-def stage_book(student_dir: Path, source: Path = BOOK_SOURCE) -> Path:
-    """Assemble the website's sources: book configuration, pages and student notebooks."""
+def shows_progress_bar(cell: nbformat.NotebookNode) -> bool:
+    """A code cell that draws a tqdm progress bar (directly or through learning_curve)."""
+    return cell.cell_type == "code" and ("progress=True" in cell.source or "tqdm(" in cell.source)
+
+
+def stage_book(student_dir: Path, source: Path = BOOK_SOURCE, *, repository_url: str | None = None,
+               branch: str = "main", jupyterhub_url: str | None = None) -> Path:
+    """Assemble the website's sources: book configuration, pages and student notebooks.
+
+    With ``repository_url`` (the published student repository, see :func:`release`) every chapter
+    gets launch buttons: Binder, and JupyterHub if ``jupyterhub_url`` is given, opening that
+    chapter's student notebook on ``branch``.
+    """
     shutil.rmtree(source, ignore_errors=True)
     (source / "notebooks").mkdir(parents=True)
     for name in BOOK_FILES:
@@ -265,6 +288,8 @@ def stage_book(student_dir: Path, source: Path = BOOK_SOURCE) -> Path:
             shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
         elif (ROOT / name).exists():
             shutil.copy2(ROOT / name, source / name)
+    if repository_url:
+        add_launch_buttons(source / "_config.yml", repository_url, branch, jupyterhub_url)
     copy_mathjax(source / "_assets" / "mathjax")  # not _static: Jupyter Book would load every .js in it
     for path in sorted(student_dir.iterdir()):
         target = source / "notebooks" / path.name
@@ -275,6 +300,31 @@ def stage_book(student_dir: Path, source: Path = BOOK_SOURCE) -> Path:
         else:
             shutil.copy2(path, target)
     return source
+
+
+def add_launch_buttons(config_path: Path, repository_url: str, branch: str,
+                       jupyterhub_url: str | None) -> None:
+    """Point the staged book configuration at the student repository, for launch buttons."""
+    config = yaml.safe_load(config_path.read_text())
+    config["repository"] = {"url": repository_url.rstrip("/"), "branch": branch, "path_to_book": ""}
+    launch = config.setdefault("launch_buttons", {})
+    launch["binderhub_url"] = BINDERHUB
+    if jupyterhub_url:
+        launch["jupyterhub_url"] = jupyterhub_url.rstrip("/")
+    config.setdefault("html", {})["use_repository_button"] = True
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
+
+
+def binder_url(repository_url: str, branch: str = "main") -> str:
+    """The Binder address of a repository's branch, as the book's launch buttons build it."""
+    url = repository_url.rstrip("/")
+    for host, code in (("https://github.com/", "gh"), ("https://gitlab.com/", "gl")):
+        if url.startswith(host):
+            org, repo = url[len(host):].split("/")[:2]
+            repo = repo.removesuffix(".git")
+            return f"{BINDERHUB}/v2/{code}/{org}/{repo}/{branch}" if code == "gh" else \
+                f"{BINDERHUB}/v2/gl/{org}%2F{repo}/{branch}"
+    return f"{BINDERHUB}/v2/git/{quote(url, safe='')}/{branch}"
 
 
 def copy_mathjax(target: Path) -> None:
@@ -300,10 +350,73 @@ def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT) -> Path:
 
 
 def book(dist: Path = DIST, output_root: Path = ROOT) -> Path:
+    """Build the website; ``REPOSITORY_URL`` etc. in the environment add launch buttons."""
     student_dir = assign(dist)
-    index = build_book(stage_book(student_dir, output_root / "_build" / "source"), output_root)
+    source = stage_book(student_dir, output_root / "_build" / "source", **repository_settings())
+    index = build_book(source, output_root)
     log(f"the course website is built: open {index}")
     return index
+
+
+def repository_settings() -> dict:
+    """The student repository's address, branch and JupyterHub, from the environment (make variables)."""
+    return {"repository_url": os.environ.get("REPOSITORY_URL") or None,
+            "branch": os.environ.get("REPOSITORY_BRANCH") or "main",
+            "jupyterhub_url": os.environ.get("JUPYTERHUB_URL") or None}
+
+
+STUDENT_README = """# Generative Learning Algorithms: the notebooks
+{badge}
+The notebooks of the course *Generative Learning Algorithms*, with exercises to complete, and
+`lecturekit`, the package the notebooks import.
+
+## Run them
+
+- **In the browser**: {binder}
+- **On your machine** (Python {python}):
+
+  ```
+  python -m venv .venv
+  .venv/bin/pip install -r requirements.txt
+  .venv/bin/pip install -e .
+  .venv/bin/jupyter lab notebooks
+  ```
+
+In each exercise, replace the `...` with your answer and run the `grader.check("q1")` cell below it
+to run the public tests. Your instructor's hidden tests decide the grade.
+
+The data sets in `data/` are described, with their sources and licences, in `data/README.md`.
+"""
+
+
+def release(out: Path = STUDENT_REPOSITORY, dist: Path = DIST, *, repository_url: str | None = None,
+            branch: str = "main", student_dir: Path | None = None) -> Path:
+    """Write the student repository: student notebooks, lecturekit, data and the Binder setup.
+
+    Its ``postBuild`` only installs ``lecturekit`` (editable, so that ``data/`` stays next to it);
+    there are no masters to assign from. With ``repository_url`` (where it will be published) the
+    README carries a Binder badge for ``branch``. ``student_dir``: notebooks already assigned.
+    """
+    student_dir = student_dir or assign(dist)
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(student_dir, out / "notebooks")
+    for name in STUDENT_REPOSITORY_FILES:
+        copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
+        copy(ROOT / name, out / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
+                                         if (ROOT / name).is_dir() else {}))
+    post_build = out / "postBuild"
+    post_build.write_text("#!/usr/bin/env bash\n# Binder: install lecturekit next to its data/.\n"
+                          "set -euo pipefail\npython -m pip install --no-deps -e .\n")
+    post_build.chmod(0o755)
+    if repository_url:
+        link = binder_url(repository_url, branch) + "?urlpath=lab/tree/notebooks"
+        badge = f"\n[![Binder](https://mybinder.org/badge_logo.svg)]({link})\n"
+        binder = f"open them on [Binder]({link}) (no installation; changes are lost when it closes)."
+    else:
+        badge, binder = "", "publish this folder as a repository and open it on Binder (mybinder.org)."
+    (out / "README.md").write_text(STUDENT_README.format(badge=badge, binder=binder, python=course_python()))
+    log(f"student repository in {out}")
+    return out
 
 
 # --------------------------------------------------------------------------- grade
@@ -385,7 +498,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("assign", help="student notebooks and autograder zips into dist/")
-    commands.add_parser("book", help="assign, then build the website into _build/html")
+    commands.add_parser("book", help="assign, then build the website into _build/html "
+                                     "(REPOSITORY_URL in the environment adds launch buttons)")
+    commands.add_parser("release", help="assign, then write the student repository into "
+                                        "dist/student-repository (REPOSITORY_URL: its Binder badge)")
     grade_parser = commands.add_parser("grade", help="grade a folder of submitted notebooks")
     grade_parser.add_argument("submissions", type=Path, help="folder holding the submitted .ipynb files")
     grade_parser.add_argument("--out", type=Path, default=None, help="CSV to write (default: SUBMISSIONS/scores.csv)")
@@ -398,6 +514,9 @@ def main(argv: list[str] | None = None) -> None:
         assign()
     elif args.command == "book":
         book()
+    elif args.command == "release":
+        settings = repository_settings()
+        release(repository_url=settings["repository_url"], branch=settings["branch"])
     elif args.command == "grade":
         grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders)
     elif args.command == "clean":
