@@ -145,7 +145,7 @@ def test_launch_buttons_open_the_student_notebook_in_the_student_repository(rele
                                jupyterhub_url="https://hub.example.edu")
     (source / "_toc.yml").write_text(f"format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/{BAYES}\n")
     (source / "intro.md").write_text("# Generative Learning Algorithms\n")
-    course.build_book(source, tmp_path)
+    course.build_book(source, tmp_path, strict=False)  # the chapter links chapters left out of this book
     page = (tmp_path / "_build" / "html" / "notebooks" / f"{BAYES}.html").read_text().replace("&amp;", "&")
     binder = f"{course.binder_url(STUDENT_REPOSITORY_URL)}?urlpath=lab/tree/notebooks/{BAYES}.ipynb"
     assert binder == ("https://mybinder.org/v2/gh/example-university/generative-learning-student/main"

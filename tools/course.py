@@ -340,9 +340,13 @@ def copy_mathjax(target: Path) -> None:
             shutil.copy2(origin, destination)
 
 
-def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT) -> Path:
-    """Strict Jupyter Book build: any warning (a failing cell, a broken reference) fails it."""
-    run([tool("jupyter-book"), "build", source, "--path-output", output_root, "-W", "-n", "--keep-going"])
+def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT, *, strict: bool = True) -> Path:
+    """Strict Jupyter Book build: any warning (a failing cell, a broken reference) fails it.
+
+    ``strict=False`` is for partial books in tests, whose chapters link chapters left out.
+    """
+    flags = ["-W", "-n", "--keep-going"] if strict else []
+    run([tool("jupyter-book"), "build", source, "--path-output", output_root, *flags])
     index = output_root / "_build" / "html" / "index.html"
     if not index.exists():
         raise SystemExit(f"the build finished but {index} is missing")
