@@ -21,7 +21,7 @@ to about zero is reported by a warning.
 of :mod:`lecturekit.naive_bayes` with some or all labels hidden: the E-step is its posterior, the
 M-step its add-alpha counting with soft counts (Nigam, McCallum, Thrun and Mitchell, 2000).
 
-All three share one loop (``_iterate``). The Gaussian log densities run through Cholesky factors
+All three share one EM loop (``_run_em``). The Gaussian log densities run through Cholesky factors
 from :func:`lecturekit.gaussian.cholesky` and :func:`lecturekit.gaussian.mahalanobis_sq`.
 Parameter and attribute names shared with :class:`sklearn.mixture.GaussianMixture` and
 :class:`sklearn.naive_bayes.MultinomialNB` keep scikit-learn's meaning; ``tests/test_em.py``
@@ -56,7 +56,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from lecturekit._checks import check_finite, fitted_input
 from lecturekit.estimation import add_k
 from lecturekit.gaussian import cholesky, mahalanobis_sq
-from lecturekit.naive_bayes import MultinomialNB, _classes, _validate_X
+from lecturekit.naive_bayes import MultinomialNB, _classes, _validate_X, _values
+from lecturekit.naive_bayes import _check_finite as _check_finite_counts
 
 __all__ = ["GaussianMixture", "MultinomialMixture", "SemiSupervisedNB"]
 
@@ -185,7 +186,28 @@ def _iterate(e_step: Callable[[], tuple[float, Any]], m_step: Callable[[Any], No
     return history, False
 
 
-def _warn_if_not_converged(model: BaseEstimator, objective: str, advice: str) -> None:
+def _run_em(model: BaseEstimator, start: Callable[[], None], e_step: Callable[[], tuple[float, Any]],
+            m_step: Callable[[Any], None], parameters: tuple[str, ...], n_init: int, *, objective: str,
+            advice: str) -> None:
+    """EM from ``n_init`` starts, keeping the one with the largest final objective.
+
+    ``start()`` sets the initial parameters; the attributes named in ``parameters`` are kept from
+    the best start. Sets ``history_``, ``n_iter_``, ``converged_`` and ``lower_bound_`` and warns
+    (``objective`` and ``advice`` phrase it) if the kept start did not converge.
+    """
+    best = None
+    for _ in range(n_init):
+        start()
+        history, converged = _iterate(e_step, m_step, model.max_iter, model.tol)
+        bound = history[-1] if history else -np.inf
+        if best is None or bound > best[0]:
+            best = (bound, history, converged, [getattr(model, name) for name in parameters])
+    bound, history, model.converged_, values = best
+    for name, value in zip(parameters, values):
+        setattr(model, name, value)
+    model.history_ = np.array(history, dtype=float)
+    model.n_iter_ = len(history)
+    model.lower_bound_ = float(bound)
     if not model.converged_ and model.max_iter > 0:
         warnings.warn(
             f"EM did not converge: after max_iter={model.max_iter} iterations the {objective} "
@@ -348,22 +370,10 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         initial = self._check_initial_values(d)
         random_state = check_random_state(self.random_state)
 
-        best, best_bound = None, -np.inf
-        for _ in range(self.n_init):
-            self._initialise(X, random_state, initial)
-            history, converged = _iterate(lambda: self._e_step(X), lambda r: self._m_step(X, r),
-                                          self.max_iter, self.tol)
-            bound = history[-1] if history else -np.inf
-            if best is None or bound > best_bound:
-                best_bound = bound
-                best = (self.weights_, self.means_, self.covariances_, history, converged)
-
-        self.weights_, self.means_, self.covariances_, history, self.converged_ = best
-        self.history_ = np.array(history, dtype=float)
-        self.n_iter_ = len(history)
-        self.lower_bound_ = float(best_bound)
-        _warn_if_not_converged(self, "mean log-likelihood",
-                               "try another initialisation (n_init, random_state)")
+        _run_em(self, lambda: self._initialise(X, random_state, initial), lambda: self._e_step(X),
+                lambda log_resp: self._m_step(X, log_resp), ("weights_", "means_", "covariances_"),
+                self.n_init, objective="mean log-likelihood",
+                advice="try another initialisation (n_init, random_state)")
         counts = self.weights_ * n
         empty = np.flatnonzero(counts < 1.0)
         if empty.size:
@@ -828,12 +838,10 @@ class SemiSupervisedNB(MultinomialNB):
             self._estimate(alpha)
             self.class_log_prior_ = self._class_log_prior()
 
-        history, self.converged_ = _iterate(e_step, m_step, self.max_iter, self.tol)
-        self.history_ = np.array(history, dtype=float)
-        self.n_iter_ = len(history)
-        self.lower_bound_ = float(history[-1]) if history else -np.inf
-        _warn_if_not_converged(self, "objective per document", "accept the current fit (the "
-                               "objective only grows)")
+        _run_em(self, lambda: None, e_step, m_step,
+                ("feature_count_", "class_count_", "feature_log_prob_", "class_log_prior_"), 1,
+                objective="objective per document",
+                advice="accept the current fit (the objective only grows)")
         return self
 
     def _check_unlabeled(self, X_unlabeled: Any) -> Any:
@@ -932,9 +940,8 @@ class MultinomialMixture(DensityMixin, BaseEstimator):
                 raise ValueError(f"{exc} Pass the same columns (the same vocabulary) as in fit, "
                                  f"or refit the model.") from exc
             raise
-        values = X.data if hasattr(X, "indptr") else X
-        check_finite(values, f"X passed to MultinomialMixture.{where} contains NaN or infinite "
-                             f"values; word counts must be finite numbers >= 0.")
+        _check_finite_counts(X, "MultinomialMixture", where)
+        values = _values(X)
         if values.size and values.min() < 0:
             raise ValueError(
                 f"Negative values in data passed to MultinomialMixture.{where}; counts must be >= 0. "
@@ -990,8 +997,7 @@ class MultinomialMixture(DensityMixin, BaseEstimator):
         def m_step(log_resp: NDArray[np.float64]) -> None:
             self._m_step(X, np.exp(log_resp), alpha)
 
-        best, best_bound = None, -np.inf
-        for _ in range(self.n_init):
+        def start() -> None:
             if self.init_params == "random":
                 resp = random_state.uniform(size=(n, K))
                 resp /= resp.sum(axis=1, keepdims=True)
@@ -999,17 +1005,10 @@ class MultinomialMixture(DensityMixin, BaseEstimator):
                 resp = np.zeros((n, K))
                 resp[random_state.choice(n, size=K, replace=False), np.arange(K)] = 1.0
             self._m_step(X, resp, alpha)
-            history, converged = _iterate(e_step, m_step, self.max_iter, self.tol)
-            bound = history[-1] if history else -np.inf
-            if best is None or bound > best_bound:
-                best_bound = bound
-                best = (self.weights_, self.feature_count_, self.feature_log_prob_, history, converged)
-        self.weights_, self.feature_count_, self.feature_log_prob_, history, self.converged_ = best
-        self.history_ = np.array(history, dtype=float)
-        self.n_iter_ = len(history)
-        self.lower_bound_ = float(best_bound)
-        _warn_if_not_converged(self, "objective per document",
-                               "try another initialisation (n_init, random_state)")
+
+        _run_em(self, start, e_step, m_step, ("weights_", "feature_count_", "feature_log_prob_"),
+                self.n_init, objective="objective per document",
+                advice="try another initialisation (n_init, random_state)")
         return self
 
     def _m_step(self, X: Any, resp: NDArray[np.float64], alpha: float) -> None:
