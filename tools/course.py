@@ -43,6 +43,7 @@ from urllib.parse import quote
 
 import nbformat
 import yaml
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
 ROOT = Path(__file__).resolve().parents[1]
 MASTERS = ROOT / "notebooks"
@@ -112,19 +113,6 @@ def is_progress_bar(output: nbformat.NotebookNode) -> bool:
         TQDM_LINE.search(output.get("text", "")))
 
 
-def coalesce_streams(outputs: list) -> list:
-    """Join consecutive stdout (or stderr) outputs: how they were flushed is not content."""
-    joined: list = []
-    for output in outputs:
-        previous = joined[-1] if joined else None
-        if (output.get("output_type") == "stream" and previous is not None
-                and previous.get("output_type") == "stream" and previous.get("name") == output.get("name")):
-            previous["text"] = previous["text"] + output["text"]
-        else:
-            joined.append(output)
-    return joined
-
-
 def clean_notebook(nb: nbformat.NotebookNode, *, clear_outputs: bool = False) -> nbformat.NotebookNode:
     """Remove execution timings, widget state and other per-run metadata; optionally outputs."""
     for cell in nb.cells:
@@ -136,8 +124,8 @@ def clean_notebook(nb: nbformat.NotebookNode, *, clear_outputs: bool = False) ->
                 cell.execution_count = None
             # A progress bar (a tqdm widget) says how long a loop took on one run: not for the
             # website or the repository. Cells that show one carry the nbval-ignore-output tag.
-            cell.outputs = coalesce_streams(
-                [output for output in cell.get("outputs", []) if not is_progress_bar(output)])
+            cell.outputs = [output for output in cell.get("outputs", []) if not is_progress_bar(output)]
+            CoalesceStreamsPreprocessor().preprocess_cell(cell, {}, 0)  # how streams were flushed is not content
             for output in cell.outputs:
                 output.get("metadata", {}).pop("execution", None)
     nb.metadata.pop("widgets", None)
@@ -223,10 +211,8 @@ def complete_autograder(generated: Path, target: Path) -> None:
 
 def course_python() -> str:
     """The Python version environment.yml asks for (e.g. "3.11")."""
-    for line in (ROOT / "environment.yml").read_text().splitlines():
-        if line.strip().startswith("- python="):
-            return line.split("=", 1)[1].strip()
-    raise SystemExit("environment.yml names no python version")
+    dependencies = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
+    return next(d.split("=", 1)[1] for d in dependencies if isinstance(d, str) and d.startswith("python="))
 
 
 def pinned_requirements() -> list[str]:
