@@ -165,6 +165,12 @@ def _non_negative(value: Any, name: str, hint: str) -> float:
     return float(value)
 
 
+def _log_posterior(joint: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """log p(x_i) (the log-sum-exp over classes) and the log responsibilities, from log p(x_i, c)."""
+    log_norm = logsumexp(joint, axis=1)
+    return log_norm, joint - log_norm[:, np.newaxis]
+
+
 def _iterate(e_step: Callable[[], tuple[float, Any]], m_step: Callable[[Any], None], max_iter: int,
              tol: float) -> tuple[list[float], bool]:
     """The EM loop shared by every model here: E-step, M-step, until the objective settles.
@@ -476,9 +482,8 @@ class GaussianMixture(DensityMixin, BaseEstimator):
 
     def _e_step(self, X: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
         """The mean log-likelihood of X and the log responsibilities, under the current parameters."""
-        weighted = self._weighted_log_prob(X)
-        log_norm = logsumexp(weighted, axis=1)
-        return float(np.mean(log_norm)), weighted - log_norm[:, np.newaxis]
+        log_norm, log_resp = _log_posterior(self._weighted_log_prob(X))
+        return float(np.mean(log_norm)), log_resp
 
     def _m_step(self, X: NDArray[np.float64], log_resp: NDArray[np.float64]) -> None:
         self.weights_, self.means_, self.covariances_ = _m_step(
@@ -648,12 +653,6 @@ class GaussianMixture(DensityMixin, BaseEstimator):
 # document counted Q_i(c) times in class c (soft counts Q^T X). Both steps, and the objective
 # EM increases, are the three functions below; SemiSupervisedNB and MultinomialMixture only
 # differ in what is fixed (labelled counts) and how EM starts.
-
-
-def _log_posterior(joint: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """log p(x_i) (the log-sum-exp over classes) and the log responsibilities, from log p(x_i, c)."""
-    log_norm = logsumexp(joint, axis=1)
-    return log_norm, joint - log_norm[:, np.newaxis]
 
 
 def _soft_counts(X: Any, resp: NDArray[np.float64]) -> NDArray[np.float64]:
