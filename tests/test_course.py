@@ -227,9 +227,10 @@ def test_website_hides_failing_check_noise(built_book):
 
 
 def answer_cells(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    """Answer cells by the function they define, or the name they assign (``q5 = ...``)."""
     cells = {}
     for cell in nb.cells:
-        match = re.match(r"def (\w+)\(", cell.source)
+        match = re.match(r"def (\w+)\(", cell.source) or re.match(r"(q\d+) = ", cell.source)
         if cell.cell_type == "code" and match and "otter_answer_cell" in cell.metadata.get("tags", []):
             cells[match.group(1)] = cell
     return cells
@@ -259,6 +260,15 @@ CORRECT = {
         "def classify(prior, likelihood, x):\n"
         "    return np.argmax(np.asarray(prior)[:, None] * np.asarray(likelihood)[:, x], axis=0)\n"
     ),
+    "geometric_mle": (
+        "def geometric_mle(flips_until_head):\n"
+        "    total = 0\n"
+        "    for k in flips_until_head:\n"
+        "        total += k\n"
+        "    return len(flips_until_head) / total\n"
+    ),
+    "q5": "q5 = 0.01878\n",
+    "q6": 'q6 = {"f", "d", "b"}\n',
 }
 
 
@@ -306,18 +316,18 @@ def graded(release, tmp_path_factory):
 @pytest.mark.parametrize(
     "case, expected",
     [
-        ("solutions", {"q1": 3, "q2": 3, "q3": 3, "total": 9}),
-        ("independent-correct", {"q1": 3, "q2": 3, "q3": 3, "total": 9}),
-        ("blank", {"q1": 0, "q2": 0, "q3": 0, "total": 0}),
-        ("wrong", {"q1": 1, "q2": 0, "q3": 3, "total": 4}),
-        ("raises", {"q1": 0, "q2": 3, "q3": 3, "total": 6}),
-        ("loops", {"q1": 3, "q2": 0, "q3": 3, "total": 6}),
+        ("solutions", {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3, "total": 19}),
+        ("independent-correct", {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3, "total": 19}),
+        ("blank", {"q1": 0, "q2": 0, "q3": 0, "q4": 0, "q5": 0, "q6": 0, "total": 0}),
+        ("wrong", {"q1": 1, "q2": 0, "q3": 3, "q4": 0, "total": 4}),
+        ("raises", {"q1": 0, "q2": 3, "q3": 3, "q4": 4, "total": 16}),
+        ("loops", {"q1": 3, "q2": 0, "q3": 3, "q6": 3, "total": 16}),
     ],
 )
 def test_grading(graded, case, expected):
     row = graded[case]
     assert row["error"] == "", row["error"]
-    assert float(row["possible"]) == 9
+    assert float(row["possible"]) == 19
     got = {key: float(row[key]) for key in expected}
     assert got == expected
 
@@ -411,7 +421,7 @@ def check_outputs(nb: nbformat.NotebookNode) -> dict[str, str]:
 def test_public_checks_fail_on_the_blank_website_version(built_book):
     executed = nbformat.read(built_book / "jupyter_execute" / "notebooks" / f"{BAYES}.ipynb", as_version=4)
     outputs = check_outputs(executed)
-    assert set(outputs) == {"q1", "q2", "q3"}
+    assert set(outputs) == {f"q{i}" for i in range(1, 7)}
     for question, text in outputs.items():
         assert "results:" in text and "All test cases passed" not in text, (question, text[:300])
 
@@ -423,6 +433,6 @@ def test_public_checks_pass_for_a_correct_answer(release, tmp_path):
     shutil.copy2(release / "student" / f"{BAYES}.ipynb", tmp_path / f"{BAYES}.ipynb")  # otter reads it
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     outputs = check_outputs(nb)
-    assert set(outputs) == {"q1", "q2", "q3"}
+    assert set(outputs) == {f"q{i}" for i in range(1, 7)}
     for question, text in outputs.items():
         assert "All test cases passed" in text, (question, text[:300])

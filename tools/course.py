@@ -158,25 +158,34 @@ def assign(dist: Path = DIST, *, run_tests: bool = True) -> Path:
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
     for master in master_notebooks():
-        nb = nbformat.read(master, as_version=4)
-        if not is_assignment(nb):
-            nbformat.write(clean_notebook(nb, clear_outputs=True), student_dir / master.name)
-            continue
-        out = work / master.stem
-        command = [sys.executable, "-m", "otter", "assign", master, out]
-        if not run_tests:
-            command.insert(4, "--no-run-tests")
-        run(command)
-        student = nbformat.read(out / "student" / master.name, as_version=4)
-        nbformat.write(clean_notebook(student, clear_outputs=True), student_dir / master.name)
-        for extra in (out / "student").iterdir():  # support files the assignment ships, if any
-            if extra.name != master.name:
-                copy = shutil.copytree if extra.is_dir() else shutil.copy2
-                copy(extra, student_dir / extra.name)
-        (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
-        complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip")
+        assign_one(master, dist, run_tests=run_tests)
     log(f"student notebooks in {student_dir}, autograders in {autograder_dir}")
     return student_dir
+
+
+def assign_one(master: Path, dist: Path = DIST, *, run_tests: bool = True) -> None:
+    """``otter assign`` on one master: its student notebook and autograder zip into ``dist``."""
+    student_dir, autograder_dir, work = dist / "student", dist / "autograder", dist / "assign"
+    for folder in (student_dir, autograder_dir, work):
+        folder.mkdir(parents=True, exist_ok=True)
+    nb = nbformat.read(master, as_version=4)
+    if not is_assignment(nb):
+        nbformat.write(clean_notebook(nb, clear_outputs=True), student_dir / master.name)
+        return
+    out = work / master.stem
+    shutil.rmtree(out, ignore_errors=True)
+    command = [sys.executable, "-m", "otter", "assign", master, out]
+    if not run_tests:
+        command.insert(4, "--no-run-tests")
+    run(command)
+    student = nbformat.read(out / "student" / master.name, as_version=4)
+    nbformat.write(clean_notebook(student, clear_outputs=True), student_dir / master.name)
+    for extra in (out / "student").iterdir():  # support files the assignment ships, if any
+        if extra.name != master.name:
+            copy = shutil.copytree if extra.is_dir() else shutil.copy2
+            copy(extra, student_dir / extra.name)
+    (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
+    complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip")
 
 
 def complete_autograder(generated: Path, target: Path) -> None:
@@ -437,7 +446,6 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
         if "score" in test and test.get("name") != "Public Tests":
             scores[test["name"]] = test["score"]
             scores["possible"] = scores.get("possible", 0) + test["max_score"]
-    return scores
     return scores
 
 

@@ -1,0 +1,140 @@
+"""The exercises are the heart of the course: every notebook a graded assignment with enough questions
+of every kind, prose to the depth of a lecture, and hidden tests that reject typical mistakes.
+
+The rules are checked on the masters (fast); the grading of every solution, blank and typical
+wrong answer goes through the real autograder (``otter run`` on the assignment's zip), like ``make
+grade`` (tools/exercises.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+import nbformat
+import pytest
+
+from conftest import ROOT, course
+
+import exercises  # tools/exercises.py (conftest puts tools/ on the path)
+
+MASTERS = course.master_notebooks()
+NB = {master: nbformat.read(master, as_version=4) for master in MASTERS}
+
+
+def name(master) -> str:
+    return master.stem[:5]
+
+
+@pytest.mark.parametrize("master", MASTERS, ids=name)
+def test_every_notebook_is_an_assignment_with_enough_questions(master):
+    nb = NB[master]
+    assert course.is_assignment(nb), f"{master.name} is not an otter assignment (no ASSIGNMENT CONFIG cell)"
+    questions = exercises.questions(nb)
+    assert len(questions) >= exercises.MIN_QUESTIONS, f"{master.name}: {len(questions)} questions"
+    assert len({q.name for q in questions}) == len(questions), "question names repeat"
+    for q in questions:
+        assert q.kind in exercises.KINDS, f"{master.name} {q.name}: kind {q.kind!r} is not one of {exercises.KINDS}"
+        assert q.solution.strip(), f"{master.name} {q.name}: no solution"
+        assert q.public_tests, f"{master.name} {q.name}: no public test (students need feedback on the form)"
+        assert q.hidden_tests, f"{master.name} {q.name}: no hidden test"
+        assert q.prompt.strip(), f"{master.name} {q.name}: no prompt"
+        if q.kind == "derive":
+            assert "Derive" in q.prompt, f"{master.name} {q.name}: a derive question's prompt says *Derive*"
+
+
+def test_every_chapter_mixes_the_three_kinds_and_the_course_has_enough_questions():
+    kinds = defaultdict(set)
+    total = 0
+    for master in MASTERS:
+        questions = exercises.questions(NB[master])
+        kinds[master.stem[:2]].update(q.kind for q in questions)
+        total += len(questions)
+    assert total >= 60, f"the course has {total} graded questions"
+    for chapter, found in kinds.items():
+        assert found == set(exercises.KINDS), f"chapter {chapter} has only {sorted(found)}"
+
+
+@pytest.mark.parametrize("master", MASTERS, ids=name)
+def test_every_question_has_typical_wrong_answers(master):
+    questions = {q.name: q for q in exercises.questions(NB[master])}
+    wrong = exercises.wrong_answers(master)
+    assert set(wrong) <= set(questions), f"wrong answers for unknown questions {set(wrong) - set(questions)}"
+    for question in questions.values():
+        entries = wrong.get(question.name) or []
+        assert entries, f"{master.name} {question.name}: no typical wrong answer in {exercises.WRONG_ANSWERS.name}/"
+        for entry in entries:
+            assert set(entry) == {"mistake", "answer"} and entry["mistake"].strip(), entry
+            assert entry["answer"].strip() != question.solution.strip(), f"{question.name}: the 'wrong' answer is the solution"
+
+
+@pytest.mark.parametrize("master", MASTERS, ids=name)
+def test_prose_is_deep_enough(master):
+    words = exercises.prose_words(NB[master])
+    assert words >= exercises.MIN_PROSE_WORDS, f"{master.name}: {words} words of prose"
+
+
+EXERCISE = re.compile(r"^:::\{exercise\}\s*\n:label:\s*(\S+)", re.M)
+SOLUTION = re.compile(r"^:::\{solution\}\s*(\S+)", re.M)
+
+
+def test_check_your_understanding_and_pitfalls_in_every_notebook():
+    labels = []
+    for master in MASTERS:
+        text = "\n".join(c.source for c in NB[master].cells if c.cell_type == "markdown")
+        asked, answered = EXERCISE.findall(text), SOLUTION.findall(text)
+        assert len(asked) >= 2, f"{master.name}: {len(asked)} check-your-understanding exercises"
+        assert sorted(asked) == sorted(answered), f"{master.name}: exercises {asked}, solutions {answered}"
+        assert re.search(r"^:::\{admonition\} Common pitfalls", text, re.M), f"{master.name}: no pitfalls box"
+        labels += asked
+    assert len(labels) == len(set(labels)), "exercise labels must be unique in the book"
+
+
+def test_prose_words_count_words_not_math_or_code():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("Two words $x + y = z$ and `code here` then\n\n$$\na + b\n$$\n"),
+        nbformat.v4.new_markdown_cell(":::{exercise}\n:label: cyu-x\n\nA [link](https://x.org/a-b).\n:::"),
+        nbformat.v4.new_code_cell("not counted at all"),
+    ]
+    assert exercises.prose_words(nb) == 6  # "Two words and then", "A link"
+
+
+def test_grading_copy_keeps_imports_and_answers_only():
+    student = nbformat.v4.new_notebook()
+    answer = nbformat.v4.new_code_cell("def f():\n    ...")
+    answer.metadata["tags"] = ["otter_answer_cell"]
+    student.cells = [nbformat.v4.new_code_cell("# Initialize Otter\nimport otter"),
+                     nbformat.v4.new_code_cell("import numpy as np"),
+                     nbformat.v4.new_markdown_cell("lecture"), nbformat.v4.new_code_cell("slow_experiment()"),
+                     answer, nbformat.v4.new_code_cell('grader.check("q1")')]
+    copy = exercises.grading_copy(student, {0: "def f():\n    return 1"})
+    assert [c.source for c in copy.cells] == ["# Initialize Otter\nimport otter", "import numpy as np",
+                                              "def f():\n    return 1"]
+    assert [c.source for c in exercises.grading_copy(student, {}).cells][-1] == "def f():\n    ..."
+
+
+@pytest.fixture(scope="module")
+def graded(release, tmp_path_factory):
+    rows = exercises.grade_variants(MASTERS, release / "student", release / "autograder",
+                                    tmp_path_factory.mktemp("exercise-submissions"))
+    by_notebook = defaultdict(list)
+    for row in rows:
+        by_notebook[row["notebook"]].append(row)
+    return by_notebook
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("master", MASTERS, ids=name)
+def test_solutions_score_full_blanks_zero_and_typical_mistakes_less(graded, master):
+    rows = graded[master.stem]
+    assert {r["variant"] for r in rows} >= {"solution", "blank", "wrong-1"}
+    bad = [f"{r['variant']} {r['question']}: {r['score']:g} of {r['possible']:g}, wanted {r['wanted']}"
+           f" {r['mistake']} {r['error']}" for r in rows if not r["ok"]]
+    assert not bad, "\n".join(bad)
+
+
+def test_wrong_answers_live_beside_the_masters_only():
+    files = sorted(p.stem for p in exercises.WRONG_ANSWERS.glob("*.yml"))
+    assert files == sorted(m.stem for m in MASTERS if course.is_assignment(NB[m])), files
+    assert exercises.WRONG_ANSWERS.parent == ROOT / "notebooks"

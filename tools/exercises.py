@@ -1,0 +1,263 @@
+"""The graded exercises of the course: their kinds, their typical wrong answers, and the prose around them.
+
+Every master notebook is an otter assignment. Each question's raw ``# BEGIN QUESTION`` cell names
+its ``kind``:
+
+``implement``
+    write a function; hidden tests try it on many random valid inputs;
+``derive``
+    derive a result the notebook has not given and enter it as code; hidden tests compare it with
+    something computed independently inside the test (a numerical optimum, finite differences, a
+    brute-force sum, sampling);
+``conceptual``
+    a choice, a set of true/false statements or a number worked out by hand, entered as a plain value.
+
+``notebooks/wrong-answers/<notebook>.yml`` keeps, for every question, at least one typical wrong
+answer: the whole answer cell a student who made that mistake would write::
+
+    q2:
+      - mistake: smooths the numerator only
+        answer: |
+          def add_k_estimate(counts, k):
+              ...
+
+``check`` grades, through the real autograder (``otter run`` on the assignment's zip, as ``make
+grade`` does), the master's solutions, a blank submission and one submission per wrong answer, and
+says whether every solution scores full points, every blank zero and every wrong answer less than
+full. Submissions hold only the notebook's first code cell (its imports) and the answer cells, so
+that grading takes seconds: hidden tests may use nothing but the answer they check.
+
+Run ``python tools/exercises.py table`` for the course's questions by kind and prose length, and
+``python tools/exercises.py check notebooks/NAME.ipynb`` after writing or changing a question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402
+
+KINDS = ("implement", "derive", "conceptual")
+WRONG_ANSWERS = course.MASTERS / "wrong-answers"
+MIN_QUESTIONS = 4
+MIN_PROSE_WORDS = 3000
+
+
+@dataclass
+class Question:
+    name: str
+    kind: str | None
+    points: float
+    solution: str  # the answer cell of the master, without otter's solution markers
+    tests: list[str]  # the sources of its test cells
+    prompt: str = ""  # the question's markdown cells
+
+    @property
+    def hidden_tests(self) -> list[str]:
+        return [t for t in self.tests if t.lstrip().lower().startswith("# hidden")]
+
+    @property
+    def public_tests(self) -> list[str]:
+        return [t for t in self.tests if not t.lstrip().lower().startswith("# hidden")]
+
+
+def _raw_block(cell: nbformat.NotebookNode) -> str:
+    return cell.source.strip() if cell.cell_type == "raw" else ""
+
+
+def questions(nb: nbformat.NotebookNode) -> list[Question]:
+    """The graded questions of a master notebook, in order."""
+    found: list[Question] = []
+    current = None
+    in_solution = in_tests = False
+    for cell in nb.cells:
+        block = _raw_block(cell)
+        if block.startswith("# BEGIN QUESTION"):
+            config = yaml.safe_load(block.split("\n", 1)[1]) or {}
+            points = config.get("points", 1)
+            total = sum(points) if isinstance(points, list) else points
+            current = Question(config["name"], config.get("kind"), float(total), "", [])
+            found.append(current)
+        elif block.startswith("# END QUESTION"):
+            current = None
+        elif block.startswith("# BEGIN SOLUTION"):
+            in_solution = True
+        elif block.startswith("# END SOLUTION"):
+            in_solution = False
+        elif block.startswith("# BEGIN TESTS"):
+            in_tests = True
+        elif block.startswith("# END TESTS"):
+            in_tests = False
+        elif current is not None and cell.cell_type == "markdown":
+            current.prompt += cell.source + "\n"
+        elif current is not None and cell.cell_type == "code":
+            if in_solution:
+                lines = [line for line in cell.source.splitlines()
+                         if line.strip() not in ("# BEGIN SOLUTION", "# END SOLUTION")]
+                current.solution = "\n".join(lines)
+            elif in_tests:
+                current.tests.append(cell.source)
+    return found
+
+
+_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S)
+_FENCED = re.compile(r"```.*?```", re.S)
+_INLINE = re.compile(r"\$[^$\n]+\$|`[^`\n]+`")
+_MARKUP = re.compile(r"<[^>]+>|^\s*:::.*$|^\s*:\w+:.*$|\]\([^)]*\)", re.M)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+def prose_words(nb: nbformat.NotebookNode) -> int:
+    """Words of prose in the markdown cells: math, code, links' targets and directive options not counted."""
+    words = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            text = _FENCED.sub(" ", _DISPLAY_MATH.sub(" ", cell.source))
+            text = _MARKUP.sub(" ", _INLINE.sub(" ", text))
+            words += len(_WORD.findall(text))
+    return words
+
+
+def wrong_answers(master: Path) -> dict[str, list[dict]]:
+    path = WRONG_ANSWERS / f"{master.stem}.yml"
+    return (yaml.safe_load(path.read_text()) or {}) if path.exists() else {}
+
+
+# --------------------------------------------------------------------------- grading the variants
+
+
+def answer_cells(student: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    return [c for c in student.cells if c.cell_type == "code" and "otter_answer_cell" in c.metadata.get("tags", [])]
+
+
+def grading_copy(student: nbformat.NotebookNode, answers: dict[int, str]) -> nbformat.NotebookNode:
+    """A submission made of the student notebook's otter cell, its imports and its answer cells.
+
+    ``answers`` maps an answer cell's position (0 for the first question) to the source put there;
+    the others keep the blank of the student version.
+    """
+    nb = nbformat.v4.new_notebook(metadata=student.metadata)
+    code = [c for c in student.cells if c.cell_type == "code"]
+    setup = [c for c in code[:2] if "otter_answer_cell" not in c.metadata.get("tags", [])]
+    nb.cells = [nbformat.v4.new_code_cell(c.source) for c in setup]
+    for index, cell in enumerate(answer_cells(student)):
+        new = nbformat.v4.new_code_cell(answers.get(index, cell.source))
+        new.metadata["tags"] = ["otter_answer_cell"]
+        nb.cells.append(new)
+    return nb
+
+
+@dataclass
+class Expectation:
+    variant: str
+    question: str
+    wanted: str  # "full", "zero" or "less"
+    mistake: str = ""
+
+
+def variants(master: Path, student: nbformat.NotebookNode) -> tuple[dict[str, nbformat.NotebookNode],
+                                                                     list[Expectation]]:
+    """Submissions to grade for one notebook, and what each question should score in each."""
+    qs = questions(nbformat.read(master, as_version=4))
+    cells = answer_cells(student)
+    if len(cells) != len(qs):
+        raise SystemExit(f"{master.name}: {len(qs)} questions but {len(cells)} answer cells; "
+                         "give each question exactly one answer cell")
+    wrong = wrong_answers(master)
+    solutions = {i: q.solution for i, q in enumerate(qs)}
+    subs = {"solution": grading_copy(student, solutions), "blank": grading_copy(student, {})}
+    expect = [Expectation(v, q.name, w) for v, w in (("solution", "full"), ("blank", "zero")) for q in qs]
+    rounds = max((len(wrong.get(q.name, [])) for q in qs), default=0)
+    for k in range(rounds):
+        answers = dict(solutions)
+        for i, q in enumerate(qs):
+            entries = wrong.get(q.name, [])
+            if k < len(entries):
+                answers[i] = entries[k]["answer"]
+                expect.append(Expectation(f"wrong-{k + 1}", q.name, "less", entries[k]["mistake"]))
+            else:
+                expect.append(Expectation(f"wrong-{k + 1}", q.name, "full"))
+        subs[f"wrong-{k + 1}"] = grading_copy(student, answers)
+    return subs, expect
+
+
+def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, folder: Path) -> list[dict]:
+    """Grade every variant of every notebook in one batch; one row per (notebook, variant, question)."""
+    possible, plans = {}, {}
+    for master in masters:
+        student = nbformat.read(student_dir / master.name, as_version=4)
+        subs, expect = variants(master, student)
+        plans[master.stem] = expect
+        possible[master.stem] = {q.name: q.points for q in questions(nbformat.read(master, as_version=4))}
+        for variant, nb in subs.items():
+            (folder / master.stem / variant).mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, folder / master.stem / variant / master.name)
+    graded = course.grade(folder, folder / "scores.csv", autograders)
+    by_path = {row["submission"]: row for row in graded}
+    rows = []
+    for stem, expect in plans.items():
+        for e in expect:
+            row = by_path[f"{stem}/{e.variant}/{stem}.ipynb"]
+            score = float(row.get(e.question, 0) or 0)
+            full = possible[stem][e.question]
+            ok = {"full": abs(score - full) < 1e-9, "zero": score == 0, "less": score < full - 1e-9}[e.wanted]
+            rows.append({"notebook": stem, "variant": e.variant, "question": e.question, "score": score,
+                         "possible": full, "wanted": e.wanted, "ok": ok and not row.get("error"),
+                         "mistake": e.mistake, "error": row.get("error", "")})
+    return rows
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def table(masters: list[Path]) -> str:
+    lines = ["| Notebook | Questions | Implement | Derive | Conceptual | Points | Prose words |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    totals = [0, 0, 0, 0, 0.0]
+    for master in masters:
+        nb = nbformat.read(master, as_version=4)
+        qs = questions(nb)
+        counts = [len(qs)] + [sum(q.kind == k for q in qs) for k in KINDS] + [sum(q.points for q in qs)]
+        totals = [a + b for a, b in zip(totals, counts)]
+        lines.append(f"| {master.stem[:5]} | " + " | ".join(f"{c:g}" for c in counts) + f" | {prose_words(nb):,} |")
+    lines.append("| all | " + " | ".join(f"{c:g}" for c in totals) + " | |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("table", help="questions by kind and prose words, per notebook")
+    check = commands.add_parser("check", help="grade solutions, blanks and wrong answers of notebooks")
+    check.add_argument("notebooks", type=Path, nargs="+")
+    args = parser.parse_args(argv)
+    if args.command == "table":
+        print(table(course.master_notebooks()))
+        return
+    masters = [path.resolve() for path in args.notebooks]
+    with tempfile.TemporaryDirectory(prefix="exercises-") as tmp:
+        dist = Path(tmp) / "dist"
+        for master in masters:  # otter assign on these notebooks only (it also runs their own tests)
+            course.assign_one(master, dist)
+        rows = grade_variants(masters, dist / "student", dist / "autograder", Path(tmp) / "submissions")
+    for row in rows:
+        flag = "ok " if row["ok"] else "BAD"
+        print(f"{flag} {row['notebook'][:5]} {row['variant']:9} {row['question']:4} {row['score']:g}/"
+              f"{row['possible']:g} (wanted {row['wanted']}) {row['mistake']} {row['error']}")
+    print(table(masters))
+    bad = [r for r in rows if not r["ok"]]
+    print(f"{len(rows) - len(bad)} of {len(rows)} as wanted")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
