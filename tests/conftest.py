@@ -16,9 +16,14 @@ import course  # noqa: E402  (tools/course.py)
 
 @pytest.fixture(scope="session")
 def release(tmp_path_factory) -> Path:
-    """``otter assign`` on every master, as ``make assignments`` does, into a temporary dist/."""
+    """``otter assign`` on every master, as ``make assignments`` does, into a temporary dist/.
+
+    Without otter's own run of each master's tests, which executes every notebook once more:
+    tests/test_exercises.py grades every solution through the autograder instead (with a blank
+    and the typical wrong answers), in a fraction of the time.
+    """
     dist = tmp_path_factory.mktemp("dist")
-    course.assign(dist)
+    course.assign(dist, run_tests=False)
     return dist
 
 
