@@ -16,7 +16,10 @@ Module                         Chapter
 :mod:`lecturekit.evaluation`   chapter 4 and any chapter: learning curves over repeated splits
 :mod:`lecturekit.em`           chapter 5: EM for Gaussian mixtures; naive Bayes, labels missing
 :mod:`lecturekit.plotting`     figures for every chapter (draws fitted models, never fits)
-:mod:`lecturekit.grading`      autograding support (a time limit per cell)
+:mod:`lecturekit.grading`      otter-grader support (a time limit per cell)
+:mod:`lecturekit.grader`       grading with the student's code kept out of the checks
+:mod:`lecturekit.sandbox`      the limited, isolated process that runs a student's code
+:mod:`lecturekit.plain_data`   values as plain data (no pickle) between the two
 =============================  ==============================================================
 """
 

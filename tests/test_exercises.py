@@ -110,8 +110,8 @@ def test_grading_copy_keeps_imports_and_answers_only():
                      answer, nbformat.v4.new_code_cell('grader.check("q1")')]
     copy = exercises.grading_copy(student, {0: "def f():\n    return 1"})
     assert [c.source for c in copy.cells] == ["# Initialize Otter\nimport otter", "import numpy as np",
-                                              "def f():\n    return 1"]
-    assert [c.source for c in exercises.grading_copy(student, {}).cells][-1] == "def f():\n    ..."
+                                              "def f():\n    return 1", 'grader.check("q1")']
+    assert [c.source for c in exercises.grading_copy(student, {}).cells][-2] == "def f():\n    ..."
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,9 @@ otter-grader's markup. Everything a student or a reader sees is generated from t
     badge points at the default branch. Publish it (e.g. as its own GitHub repository) and pass
     its address to ``book`` (``REPOSITORY_URL``) for launch buttons that open student notebooks.
 ``grade``
-    Grade every ``.ipynb`` under a folder with ``otter run`` against the matching autograder zip
-    and write a table of scores.
+    Grade every ``.ipynb`` under a folder against the matching autograder zip with
+    ``lecturekit.grader`` (the student's code in a separate, limited process; the checks here) and
+    write a table of scores with reasons, and a per-question summary.
 ``clean``
     Strip execution metadata and volatile fields from notebooks (run it after re-executing a
     master, before committing).
@@ -63,8 +64,8 @@ BINDERHUB = "https://mybinder.org"
 # it from _static/mathjax so that math renders with no network. _config.yml points mathjax_path at it.
 MATHJAX = ROOT / "node_modules" / "mathjax" / "es5"
 MATHJAX_PARTS = ["tex-chtml-full.js", "output/chtml/fonts", "ui", "a11y", "adaptors"]
-# A submission that takes longer than this in total is stopped and scored 0 (each cell of it is
-# separately limited by lecturekit.grading.CellTimeLimit, named in every assignment config).
+# The grader's own backstop for one submission (lecturekit.grader limits each cell and each check to
+# the assignment's CellTimeLimit seconds, and a submission's cells and checks together to this).
 SUBMISSION_TIMEOUT = 900
 # Where a grading image unpacks the autograder zip: Gradescope's and otter's default autograder_dir
 # is /autograder, and the zip's contents go to its source/ folder.
@@ -421,72 +422,138 @@ def release(out: Path = STUDENT_REPOSITORY, dist: Path = DIST, *, repository_url
 # --------------------------------------------------------------------------- grade
 
 
-def assignment_name(path: Path) -> str:
-    nb = nbformat.read(path, as_version=4)
-    name = nb.metadata.get("otter", {}).get("assignment_name")
+def assignment_name(path: Path) -> str | None:
+    """The assignment a submitted notebook belongs to (its otter metadata, else its file name)."""
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        name = ((nb.get("metadata") or {}).get("otter") or {}).get("assignment_name")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return None  # the grader reports what is wrong with it
     return name or path.stem
 
 
-def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT) -> dict:
-    """Grade one notebook with ``otter run``; returns {question: score} plus totals."""
-    with tempfile.TemporaryDirectory(prefix="grade-") as out:
-        try:
-            run(
-                [tool("otter"), "run", "-a", autograder, "-o", out, submission],
-                timeout=timeout, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            )
-        except subprocess.TimeoutExpired:
-            return {"error": f"grading stopped after {timeout:g} s"}
-        except subprocess.CalledProcessError as exc:
-            return {"error": f"otter run failed: {exc.stdout[-500:] if exc.stdout else exc}"}
-        results = json.loads((Path(out) / "results.json").read_text())
-    # results.json is in Gradescope's format: one entry per question, plus a summary of public tests.
-    scores = {}
-    for test in results["tests"]:
-        if "score" in test and test.get("name") != "Public Tests":
-            scores[test["name"]] = test["score"]
-            scores["possible"] = scores.get("possible", 0) + test["max_score"]
-    return scores
+def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT,
+              hide: tuple[Path, ...] = (), cell_seconds: float | None = None) -> dict:
+    """Grade one notebook with ``lecturekit.grader`` in its own process.
+
+    Returns ``{question: score, "question reason": why points were lost, "possible": total}``,
+    or ``{"error": ...}``. The grader runs the student's code in a separate, limited worker (see
+    the instructor guide); ``timeout`` is the backstop for the grader itself.
+    """
+    command = [sys.executable, "-m", "lecturekit.grader", str(autograder), str(submission),
+               "--budget-seconds", str(timeout)]
+    for folder in hide:
+        command += ["--hide", str(folder)]
+    if cell_seconds:
+        command += ["--cell-seconds", str(cell_seconds)]
+    try:
+        done = subprocess.run(command, timeout=timeout + 60, capture_output=True, text=True)
+        result = json.loads(done.stdout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"grading stopped after {timeout + 60:g} s"}
+    except ValueError:
+        return {"error": f"the grader failed: {done.stderr.strip().splitlines()[-1:] or done.returncode}"}
+    row = {"error": result.get("error", "")} if result.get("error") else {}
+    for question, entry in result["questions"].items():
+        row[question] = entry["score"]
+        row[f"{question} reason"] = entry["reason"]
+        row["possible"] = row.get("possible", 0) + entry["possible"]
+    return row
 
 
 def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograder",
-          timeout: float = SUBMISSION_TIMEOUT, jobs: int | None = None) -> list[dict]:
+          timeout: float = SUBMISSION_TIMEOUT, jobs: int | None = None, progress: bool = False,
+          cell_seconds: float | None = None) -> list[dict]:
     """Grade every notebook under ``submissions`` and write one row per submission to ``out_csv``.
 
-    Submissions are graded ``jobs`` at a time (default: the number of CPUs), each in its own
-    ``otter run`` process.
+    Submissions are graded ``jobs`` at a time (default: the number of CPUs). Each row has every
+    question's score and, where points were lost, the reason; ``summary.csv`` beside ``out_csv``
+    has each question's mean and how many answers timed out, crashed or ran out of memory. The
+    student's code never sees the other submissions, the autograder zips or the masters.
     """
     if not submissions.is_dir():
         raise SystemExit(f"{submissions} is not a folder of submitted notebooks")
     paths = sorted(p for p in submissions.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
     if not paths:
         raise SystemExit(f"no .ipynb files under {submissions}")
+    hide = tuple(p for p in (submissions.resolve(), autograders.resolve(), MASTERS, ROOT / "tests", DIST)
+                 if p.exists())
+    jobs = jobs or os.cpu_count() or 1
+    log(f"grading {len(paths)} submissions, {jobs} at a time; each is stopped after {timeout / 60:g} min, "
+        f"so this takes at most {len(paths) * (timeout + 60) / jobs / 60:.0f} min")
 
     def grade_path(path: Path) -> dict:
         name = assignment_name(path)
         zip_path = autograders / f"{name}-autograder.zip"
-        row = {"submission": str(path.relative_to(submissions)), "assignment": name}
-        if not zip_path.exists():
+        row = {"submission": str(path.relative_to(submissions)), "assignment": name or ""}
+        if name is None:
+            row["error"] = "not a notebook: the file is not valid notebook JSON"
+        elif path.stem != name and (autograders / f"{path.stem}-autograder.zip").exists():
+            row["error"] = (f"this notebook is for assignment {name!r}, but it was submitted as {path.name}; "
+                            "ask for the notebook of that assignment")
+        elif not zip_path.exists():
             row["error"] = f"no autograder {zip_path.name}; run `make assignments` first"
         else:
-            row.update(grade_one(path, zip_path, timeout))
-        questions = [k for k in row if k not in ("submission", "assignment", "error", "possible")]
-        row["total"] = sum(row[q] for q in questions)
-        log(f"{row['submission']}: {row['total']:g}" + (f" ({row['error']})" if "error" in row else ""))
+            row.update(grade_one(path, zip_path, timeout, hide, cell_seconds))
+        row["total"] = sum(v for k, v in row.items() if re.fullmatch(r"q\d+\w*", k))
         return row
 
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        rows = list(pool.map(grade_path, paths))
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(paths), unit="submission")
+    rows = []
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        for row in pool.map(grade_path, paths):
+            rows.append(row)
+            if bar is not None:
+                bar.update()
+            log(f"{row['submission']}: {row['total']:g}" + (f" ({row['error']})" if row.get("error") else ""))
+    if bar is not None:
+        bar.close()
+    write_scores(rows, out_csv)
+    return rows
+
+
+def _question_order(key: str) -> list:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", key)]
+
+
+def write_scores(rows: list[dict], out_csv: Path) -> None:
+    """``out_csv``: one row per submission; ``summary.csv`` beside it: one row per question."""
+    questions = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+\w*", k)}, key=_question_order)
     columns = ["submission", "assignment"]
-    columns += sorted({k for row in rows for k in row} - {"submission", "assignment", "total", "possible", "error"})
+    for question in questions:
+        columns += [question, f"{question} reason"]
     columns += ["total", "possible", "error"]
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with out_csv.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns, restval="")
         writer.writeheader()
         writer.writerows(rows)
-    log(f"scores written to {out_csv}")
-    return rows
+    summary = []
+    for question in questions:
+        graded = [row for row in rows if question in row]
+        reasons = [row.get(f"{question} reason", "") for row in graded]
+        summary.append({
+            "question": question, "submissions": len(graded),
+            "mean": round(sum(row[question] for row in graded) / len(graded), 3) if graded else "",
+            "full": sum(not reason for reason in reasons),
+            "timed out": sum("timed out" in reason for reason in reasons),
+            "crashed": sum("process died" in reason for reason in reasons),
+            "out of memory": sum("GiB" in reason for reason in reasons)})
+    with (out_csv.parent / "summary.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["question", "submissions", "mean", "full", "timed out",
+                                                    "crashed", "out of memory"])
+        writer.writeheader()
+        writer.writerows(summary)
+    unreadable = sum(bool(row.get("error")) for row in rows)
+    log(f"scores written to {out_csv}, per-question summary to {out_csv.parent / 'summary.csv'}"
+        + (f"; {unreadable} submissions could not be graded (see the error column)" if unreadable else ""))
+    for line in summary:
+        log(f"  {line['question']}: mean {line['mean']}, {line['timed out']} timed out, {line['crashed']} crashed, "
+            f"{line['out of memory']} out of memory")
 
 
 # --------------------------------------------------------------------------- command line
@@ -516,7 +583,7 @@ def main(argv: list[str] | None = None) -> None:
         settings = repository_settings()
         release(repository_url=settings["repository_url"], branch=settings["branch"])
     elif args.command == "grade":
-        grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders)
+        grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders, progress=True)
     elif args.command == "clean":
         clean(args.paths or master_notebooks())
 

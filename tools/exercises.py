@@ -143,16 +143,24 @@ def grading_copy(student: nbformat.NotebookNode, answers: dict[int, str]) -> nbf
     """A submission made of the student notebook's otter cell, its imports and its answer cells.
 
     ``answers`` maps an answer cell's position (0 for the first question) to the source put there;
-    the others keep the blank of the student version.
+    the others keep the blank of the student version. Each answer keeps the ``grader.check`` cell
+    that follows it, which tells the grader whose answer it is.
     """
     nb = nbformat.v4.new_notebook(metadata=student.metadata)
     code = [c for c in student.cells if c.cell_type == "code"]
     setup = [c for c in code[:2] if "otter_answer_cell" not in c.metadata.get("tags", [])]
     nb.cells = [nbformat.v4.new_code_cell(c.source) for c in setup]
-    for index, cell in enumerate(answer_cells(student)):
+    index = 0
+    for position, cell in enumerate(code):
+        if "otter_answer_cell" not in cell.metadata.get("tags", []):
+            continue
         new = nbformat.v4.new_code_cell(answers.get(index, cell.source))
         new.metadata["tags"] = ["otter_answer_cell"]
         nb.cells.append(new)
+        following = code[position + 1] if position + 1 < len(code) else None
+        if following is not None and following.source.lstrip().startswith("grader.check("):
+            nb.cells.append(nbformat.v4.new_code_cell(following.source))
+        index += 1
     return nb
 
 

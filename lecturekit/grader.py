@@ -1,0 +1,326 @@
+"""Grading one submission with the student's code kept out of the checking process.
+
+otter-grader runs a student's notebook and then its tests *in the same Python*, so a cell that
+says ``np.isclose = lambda *a, **k: True`` passes every test after it, and a cell that disarms
+the time limit or kills its kernel costs the whole submission. This grader keeps otter's
+assignment format (the autograder zip that ``otter assign`` writes, whose ``tests/qN.py`` files
+hold the public and hidden test functions) and changes where things run:
+
+1. The submission's code cells run in a worker (:class:`lecturekit.sandbox.Sandbox`), one cell
+   at a time, each with a wall-clock limit enforced from outside. A cell that times out, kills the
+   worker or breaks its channel is marked; the worker is restarted and the other cells are run
+   again without it, so the fault costs only that cell's question.
+2. Each question's tests run *here*, in a process the student's code never ran in, with this
+   process's own NumPy, SciPy and ``math``. A test's argument that names a function becomes a
+   proxy: calling it sends the arguments to the worker as plain data and brings back the answer as
+   plain data (:mod:`lecturekit.plain_data`); a name bound to a value is fetched the same way.
+   The references a test computes, and the comparisons, are never within the student's reach.
+3. Each question's check has its own time limit; a check that times out or kills the worker
+   scores 0 with that reason and the worker is restarted for the next question.
+
+The result says, per question, the score and, where points were lost, why ("timed out after
+20 s", "the process died in this cell", "used more than 2 GiB", "raised ZeroDivisionError",
+"failed 2 of 3 tests"); never the student's output or a hidden test's text.
+
+Run ``python -m lecturekit.grader AUTOGRADER.zip SUBMISSION.ipynb`` for one submission (JSON on
+stdout); ``make grade`` (tools/course.py) grades a folder. See the instructor guide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import inspect
+import json
+import re
+import shutil
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lecturekit.sandbox import Outcome, Sandbox
+
+__all__ = ["Assignment", "grade_submission"]
+
+DEFAULT_CELL_SECONDS = 20.0
+DEFAULT_MEMORY = 2 * 2**30
+# Imported here, before any student code runs anywhere, so that the tests' own imports are
+# already loaded from an untouched disk.
+_PRELOAD = ("numpy", "scipy", "scipy.optimize", "scipy.stats", "scipy.special", "scipy.sparse",
+            "scipy.integrate", "scipy.linalg", "fractions", "math", "itertools")
+
+
+@dataclass
+class Assignment:
+    """An autograder zip: its name, each question's test file and the cell time limit."""
+
+    name: str
+    tests: dict[str, str]
+    cell_seconds: float
+    zip_path: Path
+
+    @classmethod
+    def load(cls, zip_path) -> Assignment:
+        """Read an ``otter assign`` autograder zip.
+
+        Parameters
+        ----------
+        zip_path : path
+            The assignment's autograder zip.
+
+        Returns
+        -------
+        Assignment
+        """
+        zip_path = Path(zip_path)
+        with zipfile.ZipFile(zip_path) as archive:
+            config = json.loads(archive.read("otter_config.json"))
+            tests = {Path(n).stem: archive.read(n).decode() for n in archive.namelist()
+                     if n.startswith("tests/") and n.endswith(".py")}
+        seconds = DEFAULT_CELL_SECONDS
+        for plugin in config.get("plugins", []):
+            if isinstance(plugin, dict) and "lecturekit.grading.CellTimeLimit" in plugin:
+                seconds = float((plugin["lecturekit.grading.CellTimeLimit"] or {}).get("seconds", seconds))
+        order = sorted(tests, key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q)])
+        return cls(config.get("assignment_name", zip_path.stem.removesuffix("-autograder")),
+                   {q: tests[q] for q in order}, seconds, zip_path)
+
+
+class _Abort(BaseException):
+    """A check cannot go on: its time is up or the worker died (not catchable as Exception)."""
+
+    def __init__(self, outcome: Outcome):
+        super().__init__(outcome.status)
+        self.outcome = outcome
+
+
+def _student_error(name: str) -> Exception:
+    kind = getattr(builtins, name, None)
+    if isinstance(kind, type) and issubclass(kind, Exception):
+        return kind(f"the answer raised {name}")
+    return RuntimeError(f"the answer raised {name}")
+
+
+class _Remote:
+    """Stands for a student's function inside a test: calls go to the worker, answers come back as data."""
+
+    def __init__(self, check: _Check, name: str):
+        self._check, self.__name__ = check, name
+
+    def __call__(self, *args, **kwargs):
+        outcome = self._check.sandbox.call(self.__name__, args, kwargs, self._check.remaining())
+        if outcome.fatal:
+            raise _Abort(outcome)
+        if outcome.status != "ok":
+            self._check.raised.append(outcome.detail)
+            raise _student_error(outcome.detail)
+        return outcome.value
+
+
+@dataclass
+class _Check:
+    sandbox: Sandbox
+    deadline: float
+    raised: list = field(default_factory=list)
+
+    def remaining(self) -> float:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise _Abort(Outcome("timeout"))
+        return left
+
+
+def _reason(outcome: Outcome, seconds: float, memory: int, where: str) -> str:
+    if outcome.status == "timeout":
+        return f"timed out after {seconds:g} s {where}"
+    if outcome.status == "memory":
+        return f"used more than {memory / 2**30:g} GiB {where}"
+    if outcome.status == "died":
+        return f"the process died {where}"
+    return f"raised {outcome.detail} {where}"
+
+
+def _code_cells(nb: dict) -> tuple[list[str], dict[int, str]]:
+    """The submission's code cells to run, and which of them answers which question.
+
+    An answer cell is one tagged ``otter_answer_cell`` (or, if a student removed the tag, the
+    cell just before a ``grader.check``), belonging to the next ``grader.check("qN")``.
+    """
+    sources, checks, tagged = [], {}, set()
+    for cell in nb.get("cells", []):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        check = re.match(r'\s*grader\.check\(\s*["\'](\w+)["\']\s*\)\s*$', source)
+        if check:
+            checks[len(sources)] = check.group(1)
+            continue
+        if source.lstrip().startswith("# Initialize Otter") or re.match(r"\s*grader\.", source):
+            continue
+        tags = (cell.get("metadata") or {}).get("tags") or []
+        if isinstance(tags, list) and "otter_answer_cell" in tags:
+            tagged.add(len(sources))
+        sources.append(source)
+    owner = {}
+    for position, question in sorted(checks.items()):
+        answers = [i for i in tagged if i < position and i not in owner] or \
+                  ([position - 1] if position - 1 >= 0 and position - 1 not in owner else [])
+        for i in answers:
+            owner[i] = question
+    return sources, owner
+
+
+def _run_cells(sandbox: Sandbox, sources: list[str], skip: dict[int, str], seconds: float, memory: int,
+               raised: dict[int, str], budget_end: float) -> None:
+    """Run every cell not in ``skip``; a cell that is fatal joins ``skip`` and the rest run again."""
+    while True:
+        sandbox.start()
+        for index, source in enumerate(sources):
+            if index in skip:
+                continue
+            if time.monotonic() > budget_end:
+                skip[index] = "not run: the submission used up its time"
+                continue
+            outcome = sandbox.run(source, seconds)
+            if outcome.fatal:
+                skip[index] = _reason(outcome, seconds, memory, "in this cell")
+                break
+            if outcome.status != "ok":
+                raised[index] = _reason(outcome, seconds, memory, "in this cell")
+        else:
+            return
+
+
+def grade_submission(assignment: Assignment, notebook_path, *, memory_bytes: int = DEFAULT_MEMORY,
+                     hide=(), isolate: bool | None = None, budget_seconds: float | None = None,
+                     cell_seconds: float | None = None) -> dict:
+    """Grade one submitted notebook against an assignment.
+
+    Parameters
+    ----------
+    assignment : Assignment
+        From :meth:`Assignment.load`.
+    notebook_path : path
+        The submitted ``.ipynb``.
+    memory_bytes : int
+        The worker's memory limit.
+    hide : list of path
+        Folders the worker must not see (other submissions, the autograder zips, the masters).
+    isolate : bool or None
+        Confine the worker (see :mod:`lecturekit.sandbox`); None: where possible.
+    budget_seconds : float or None
+        Time for the whole submission, cells and checks; default 3 × (cells + questions) × limit.
+    cell_seconds : float or None
+        Time limit of each cell and each question's check; default: the assignment's.
+
+    Returns
+    -------
+    dict
+        ``{"questions": {q: {"score", "possible", "reason"}}, "error": str}``.
+    """
+    for module in _PRELOAD:
+        __import__(module)
+    result = {"questions": {}, "error": ""}
+    try:
+        nb = json.loads(Path(notebook_path).read_text(encoding="utf-8"))
+        if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+            raise ValueError("it has no list of cells")
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        result["error"] = f"not a readable notebook ({type(error).__name__}: {str(error)[:100]})"
+        return result
+    name = ((nb.get("metadata") or {}).get("otter") or {}).get("assignment_name")
+    if name and name != assignment.name:
+        result["error"] = f"this notebook is for assignment {name!r}, not {assignment.name!r}"
+        return result
+    sources, owner = _code_cells(nb)
+    seconds, memory = cell_seconds or assignment.cell_seconds, memory_bytes
+    budget = budget_seconds or 3 * (len(sources) + len(assignment.tests)) * seconds
+    budget_end = time.monotonic() + budget
+    skip, raised = {}, {}
+    with tempfile.TemporaryDirectory(prefix="submission-") as workdir:
+        _unpack_support_files(assignment.zip_path, Path(workdir))
+        sandbox = Sandbox(workdir, memory, hide=[assignment.zip_path.parent, *hide], isolate=isolate)
+        try:
+            _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
+            for question, source in assignment.tests.items():
+                result["questions"][question] = _grade_question(
+                    question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
+        finally:
+            sandbox.close()
+    return result
+
+
+def _grade_question(question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources):
+    from otter.test_files.exception_test import ExceptionTestFile
+
+    tests = ExceptionTestFile.from_string(source, path=f"{question}.py")
+    entry = {"score": 0, "possible": tests.possible, "reason": ""}
+    cells = [i for i, q in owner.items() if q == question]
+    fatal = [skip[i] for i in cells if i in skip]
+    if fatal:
+        entry["reason"] = fatal[0]
+        return entry
+    if time.monotonic() > budget_end:
+        entry["reason"] = "not checked: the submission used up its time"
+        return entry
+    check = _Check(sandbox, min(time.monotonic() + seconds, budget_end))
+    try:
+        names = {p for tc in tests.test_cases for p in inspect.signature(tc.body.test_func).parameters}
+        environment = {}
+        for name in sorted(names - {"env"}):
+            found = sandbox.lookup(name, check.remaining())
+            if found.fatal:
+                raise _Abort(found)
+            kind, value = found.value if found.status == "ok" else ("missing", None)
+            if kind == "function":
+                environment[name] = _Remote(check, name)
+            elif kind == "value":
+                environment[name] = value
+        tests.run(environment)
+    except _Abort as abort:
+        entry["reason"] = _reason(abort.outcome, seconds, memory, "while checking this question")
+        _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)  # a fresh worker
+        return entry
+    entry["score"] = tests.score
+    if tests.score < tests.possible:
+        failed = sum(not r.passed for r in tests.test_case_results)
+        why = [raised[i] for i in cells if i in raised] or \
+              ([f"the answer raised {check.raised[0]} on a test input"] if check.raised else [])
+        entry["reason"] = "; ".join([f"failed {failed} of {len(tests.test_cases)} tests", *why[:1]])
+    return entry
+
+
+def _unpack_support_files(zip_path: Path, workdir: Path) -> None:
+    """Put the zip's ``files/`` (lecturekit, data) beside the submission, as otter does."""
+    with zipfile.ZipFile(zip_path) as archive:
+        for member in archive.namelist():
+            if member.startswith("files/") and not member.endswith("/") and ".." not in member:
+                target = workdir / member[len("files/"):]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with archive.open(member) as source, target.open("wb") as out:
+                    shutil.copyfileobj(source, out)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description="Grade one notebook; print the result as JSON.")
+    parser.add_argument("autograder", type=Path)
+    parser.add_argument("submission", type=Path)
+    parser.add_argument("--hide", type=Path, action="append", default=[])
+    parser.add_argument("--memory-gib", type=float, default=DEFAULT_MEMORY / 2**30)
+    parser.add_argument("--budget-seconds", type=float, default=None)
+    parser.add_argument("--cell-seconds", type=float, default=None)
+    parser.add_argument("--no-isolation", action="store_true")
+    args = parser.parse_args(argv)
+    result = grade_submission(Assignment.load(args.autograder), args.submission,
+                              memory_bytes=int(args.memory_gib * 2**30), hide=args.hide,
+                              isolate=False if args.no_isolation else None, budget_seconds=args.budget_seconds,
+                              cell_seconds=args.cell_seconds)
+    json.dump(result, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
