@@ -69,17 +69,21 @@ class Assignment:
         Parameters
         ----------
         zip_path : path
-            The assignment's autograder zip.
+            The assignment's autograder zip, or the folder it was unpacked into.
 
         Returns
         -------
         Assignment
         """
         zip_path = Path(zip_path)
-        with zipfile.ZipFile(zip_path) as archive:
-            config = json.loads(archive.read("otter_config.json"))
-            tests = {Path(n).stem: archive.read(n).decode() for n in archive.namelist()
-                     if n.startswith("tests/") and n.endswith(".py")}
+        if zip_path.is_dir():  # unpacked, as in a grading image's /autograder/source
+            config = json.loads((zip_path / "otter_config.json").read_text())
+            tests = {p.stem: p.read_text() for p in (zip_path / "tests").glob("*.py")}
+        else:
+            with zipfile.ZipFile(zip_path) as archive:
+                config = json.loads(archive.read("otter_config.json"))
+                tests = {Path(n).stem: archive.read(n).decode() for n in archive.namelist()
+                         if n.startswith("tests/") and n.endswith(".py")}
         seconds = DEFAULT_CELL_SECONDS
         for plugin in config.get("plugins", []):
             if isinstance(plugin, dict) and "lecturekit.grading.CellTimeLimit" in plugin:
@@ -243,7 +247,8 @@ def grade_submission(assignment: Assignment, notebook_path, *, memory_bytes: int
     skip, raised = {}, {}
     with tempfile.TemporaryDirectory(prefix="submission-") as workdir:
         _unpack_support_files(assignment.zip_path, Path(workdir))
-        sandbox = Sandbox(workdir, memory, hide=[assignment.zip_path.parent, *hide], isolate=isolate)
+        secret = assignment.zip_path if assignment.zip_path.is_dir() else assignment.zip_path.parent
+        sandbox = Sandbox(workdir, memory, hide=[secret, *hide], isolate=isolate)
         try:
             _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
             for question, source in assignment.tests.items():
@@ -296,6 +301,10 @@ def _grade_question(question, source, sandbox, owner, skip, raised, seconds, mem
 
 def _unpack_support_files(zip_path: Path, workdir: Path) -> None:
     """Put the zip's ``files/`` (lecturekit, data) beside the submission, as otter does."""
+    if zip_path.is_dir():
+        if (zip_path / "files").is_dir():
+            shutil.copytree(zip_path / "files", workdir, dirs_exist_ok=True)
+        return
     with zipfile.ZipFile(zip_path) as archive:
         for member in archive.namelist():
             if member.startswith("files/") and not member.endswith("/") and ".." not in member:
@@ -314,12 +323,37 @@ def main(argv=None) -> None:
     parser.add_argument("--budget-seconds", type=float, default=None)
     parser.add_argument("--cell-seconds", type=float, default=None)
     parser.add_argument("--no-isolation", action="store_true")
+    parser.add_argument("--gradescope", type=Path, default=None,
+                        help="also write Gradescope's results.json here (what run_autograder does)")
     args = parser.parse_args(argv)
     result = grade_submission(Assignment.load(args.autograder), args.submission,
                               memory_bytes=int(args.memory_gib * 2**30), hide=args.hide,
                               isolate=False if args.no_isolation else None, budget_seconds=args.budget_seconds,
                               cell_seconds=args.cell_seconds)
+    if args.gradescope:
+        args.gradescope.parent.mkdir(parents=True, exist_ok=True)
+        args.gradescope.write_text(json.dumps(gradescope_results(result)))
     json.dump(result, sys.stdout)
+
+
+def gradescope_results(result: dict) -> dict:
+    """A grading result in Gradescope's ``results.json`` format.
+
+    Parameters
+    ----------
+    result : dict
+        What :func:`grade_submission` returned.
+
+    Returns
+    -------
+    dict
+        One test per question (its score, points and the reason points were lost), and the total.
+    """
+    if result.get("error"):
+        return {"score": 0, "output": f"This submission could not be graded: {result['error']}", "tests": []}
+    tests = [{"name": q, "score": e["score"], "max_score": e["possible"], "output": e["reason"],
+              "visibility": "visible"} for q, e in result["questions"].items()]
+    return {"score": sum(t["score"] for t in tests), "tests": tests}
 
 
 if __name__ == "__main__":

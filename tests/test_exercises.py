@@ -2,7 +2,7 @@
 of every kind, prose to the depth of a lecture, and hidden tests that reject typical mistakes.
 
 The rules are checked on the masters (fast); the grading of every solution, blank and typical
-wrong answer goes through the real autograder (``otter run`` on the assignment's zip), like ``make
+wrong answer goes through the real autograder (``lecturekit.grader`` on the assignment's zip), like ``make
 grade`` (tools/exercises.py).
 """
 

@@ -215,3 +215,25 @@ def test_plain_data_keeps_sparse_sparse_and_refuses_objects():
         assert isinstance(back, Unrepresentable) and back != back and not (back == 1.0)
     with pytest.raises(ValueError):
         decode({"zz": 1})
+
+
+def test_the_zips_run_autograder_grades_with_this_grader_as_a_grading_image_would(release, tmp_path):
+    """Gradescope runs /autograder/run_autograder with the zip in source/ and the notebook in submission/."""
+    import subprocess
+    import sys
+    import zipfile
+
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(release / "autograder" / f"{BAYES}-autograder.zip") as archive:
+        archive.extractall(root / "source")
+    student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
+    (root / "submission").mkdir()
+    answers = {**solutions(), 0: PATCH + WRONG[0]}  # all right but q1, which also patches NumPy
+    nbformat.write(exercises.grading_copy(student, answers), root / "submission" / f"{BAYES}.ipynb")
+    script = root / "source" / "run_autograder"
+    assert "lecturekit.grader" in script.read_text()
+    subprocess.run(["bash", str(script)], check=True, timeout=300,
+                   env={"PATH": "/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable})
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert {t["name"]: t["score"] for t in results["tests"]} == {**FULL, "q1": 0}
+    assert results["score"] == 16 and all(t["max_score"] == FULL[t["name"]] for t in results["tests"])

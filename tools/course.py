@@ -205,6 +205,7 @@ def complete_autograder(generated: Path, target: Path) -> None:
         entries = {name: original.read(name) for name in original.namelist()
                    if not name.startswith("files/")}
     entries["environment.yml"] = grading_environment().encode()
+    entries["run_autograder"] = RUN_AUTOGRADER.encode()
     package_files = [ROOT / "pyproject.toml", ROOT / "README.md"]
     package_files += sorted(p for p in (ROOT / "lecturekit").rglob("*.py"))
     package_files += sorted(p for p in (ROOT / "data").iterdir() if p.is_file())
@@ -217,6 +218,25 @@ def complete_autograder(generated: Path, target: Path) -> None:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = (0o755 if name == "run_autograder" else 0o644) << 16
             archive.writestr(info, data)
+
+
+# The grading image's entry point (Gradescope runs /autograder/run_autograder): lecturekit's grader,
+# which keeps the student's code out of the checks, instead of otter's in-process run. otter's
+# setup.sh still builds the image (conda environment "otter-env" from environment.yml).
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Grade /autograder/submission/*.ipynb with lecturekit.grader (see the course's instructor guide).
+set -uo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+if [ -x /root/miniforge3/bin/mamba ]; then
+    export PATH=/root/miniforge3/bin:$PATH
+    eval "$(mamba shell hook --shell bash)"
+    mamba activate otter-env
+fi
+submission=$(ls "$root"/submission/*.ipynb | head -n 1)
+mkdir -p "$root/results"
+"${PYTHON:-python}" -m lecturekit.grader "$root/source" "$submission" \\
+    --hide "$root/submission" --gradescope "$root/results/results.json" > /dev/null
+"""
 
 
 def course_python() -> str:

@@ -21,7 +21,7 @@ answer: the whole answer cell a student who made that mistake would write::
           def add_k_estimate(counts, k):
               ...
 
-``check`` grades, through the real autograder (``otter run`` on the assignment's zip, as ``make
+``check`` grades, through the real autograder (``lecturekit.grader`` on the assignment's zip, as ``make
 grade`` does), the master's solutions, a blank submission and one submission per wrong answer, and
 says whether every solution scores full points, every blank zero and every wrong answer less than
 full. Submissions hold only the notebook's first code cell (its imports) and the answer cells, so
