@@ -265,9 +265,9 @@ def _grade_question(question, source, sandbox, owner, skip, raised, seconds, mem
     tests = ExceptionTestFile.from_string(source, path=f"{question}.py")
     entry = {"score": 0, "possible": tests.possible, "reason": ""}
     cells = [i for i, q in owner.items() if q == question]
-    fatal = [skip[i] for i in cells if i in skip]
-    if fatal:
-        entry["reason"] = fatal[0]
+    faults = [skip[i] for i in cells if i in skip] + [raised[i] for i in cells if i in raised]
+    if faults:  # an answer cell that raised, timed out or died earns nothing, whatever it defined first
+        entry["reason"] = faults[0]
         return entry
     if time.monotonic() > budget_end:
         entry["reason"] = "not checked: the submission used up its time"
@@ -293,8 +293,7 @@ def _grade_question(question, source, sandbox, owner, skip, raised, seconds, mem
     entry["score"] = tests.score
     if tests.score < tests.possible:
         failed = sum(not r.passed for r in tests.test_case_results)
-        why = [raised[i] for i in cells if i in raised] or \
-              ([f"the answer raised {check.raised[0]} on a test input"] if check.raised else [])
+        why = [f"the answer raised {check.raised[0]} on a test input"] if check.raised else []
         entry["reason"] = "; ".join([f"failed {failed} of {len(tests.test_cases)} tests", *why[:1]])
     return entry
 

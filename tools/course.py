@@ -37,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -514,7 +515,9 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
         elif not zip_path.exists():
             row["error"] = f"no autograder {zip_path.name}; run `make assignments` first"
         else:
+            start = time.monotonic()
             row.update(grade_one(path, zip_path, timeout, hide, cell_seconds))
+            row["seconds"] = round(time.monotonic() - start, 1)
         row["total"] = sum(v for k, v in row.items() if re.fullmatch(r"q\d+\w*", k))
         return row
 
@@ -546,7 +549,7 @@ def write_scores(rows: list[dict], out_csv: Path) -> None:
     columns = ["submission", "assignment"]
     for question in questions:
         columns += [question, f"{question} reason"]
-    columns += ["total", "possible", "error"]
+    columns += ["total", "possible", "seconds", "error"]
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     with out_csv.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns, restval="")
