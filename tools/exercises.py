@@ -102,7 +102,7 @@ def questions(nb: nbformat.NotebookNode) -> list[Question]:
         elif current is not None and cell.cell_type == "code":
             if in_solution:
                 lines = [line for line in cell.source.splitlines()
-                         if line.strip() not in ("# BEGIN SOLUTION", "# END SOLUTION")]
+                         if line.strip() not in ("# BEGIN SOLUTION", "# BEGIN SOLUTION NO PROMPT", "# END SOLUTION")]
                 current.solution = "\n".join(lines)
             elif in_tests:
                 current.tests.append(cell.source)
@@ -218,9 +218,13 @@ def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, fo
             score = float(row.get(e.question, 0) or 0)
             full = possible[stem][e.question]
             ok = {"full": abs(score - full) < 1e-9, "zero": score == 0, "less": score < full - 1e-9}[e.wanted]
+            error = row.get("error", "")
+            reason = row.get(f"{e.question} reason", "")
+            if e.variant == "blank" and "in this cell" in reason:  # e.g. `...` then `q5`: a NameError
+                error = error or f"the student's blank answer cell itself fails ({reason}); write `{e.question} = ...`"
             rows.append({"notebook": stem, "variant": e.variant, "question": e.question, "score": score,
-                         "possible": full, "wanted": e.wanted, "ok": ok and not row.get("error"),
-                         "mistake": e.mistake, "error": row.get("error", "")})
+                         "possible": full, "wanted": e.wanted, "ok": ok and not error,
+                         "mistake": e.mistake, "error": error})
     return rows
 
 
