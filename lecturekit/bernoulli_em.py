@@ -1,0 +1,326 @@
+r"""Bernoulli naive Bayes with missing labels, fitted by EM.
+
+The model is the per-feature Bernoulli naive Bayes of :class:`lecturekit.naive_bayes.BernoulliNB`
+(a class :math:`y \sim \mathrm{Categorical}(\pi)`, then every feature
+:math:`x_j \in \{0, 1\}` independently, present with probability :math:`\theta_{cj}`), fitted from
+labelled documents :math:`L` and unlabelled documents :math:`U` whose class is a latent variable.
+Expectation-maximisation climbs
+
+.. math::
+
+    J(\theta) = \sum_{i \in L} \log p(x_i, y_i) + \lambda \sum_{i \in U} \log p(x_i)
+    + \alpha \sum_{c, j} \bigl[\log \theta_{cj} + \log (1 - \theta_{cj})\bigr],
+
+the log posterior under a Beta(alpha + 1, alpha + 1) prior on every :math:`\theta_{cj}` (up to a
+constant), with weight :math:`\lambda` (``unlabeled_weight``) on each unlabelled document. The
+E-step is the naive Bayes posterior :math:`Q_i(c) = p(c \mid x_i)` of each unlabelled document, in
+log space; the M-step counts **documents** (not word occurrences), each unlabelled one split
+between the classes by :math:`Q_i(c)`. This per-feature M-step is the one the course's lecture
+notes write for naive Bayes with missing labels; it is *not* the M-step of the multinomial event
+model (:class:`lecturekit.em.SemiSupervisedNB`), whose denominator counts words.
+
+A sparse document-term matrix stays sparse: a document's score is
+:math:`\log \pi_c + \sum_j \log(1 - \theta_{cj}) + x \cdot (\log \theta_c - \log(1 - \theta_c))`,
+one sparse-times-dense product, and the soft counts are :math:`X_U^\top Q`. The EM loop is
+:mod:`lecturekit.em`'s. ``tests/test_bernoulli_em.py`` checks that the objective never decreases,
+that the posteriors equal a brute-force sum over the labels, and that without unlabelled documents
+the fit is scikit-learn's ``BernoulliNB`` to 1e-10.
+
+Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from lecturekit.em import _check_em_params, _non_negative, _run_em
+from lecturekit.naive_bayes import _classes, _validate_X, _values
+
+__all__ = ["SemiSupervisedBernoulliNB"]
+
+
+class SemiSupervisedBernoulliNB(ClassifierMixin, BaseEstimator):
+    r"""Bernoulli naive Bayes fitted by EM from labelled and unlabelled documents.
+
+    Starts from the Bernoulli naive Bayes fit of the labelled documents (scikit-learn's
+    ``BernoulliNB(alpha)``), then alternates
+
+    * the **E-step**: :math:`Q_i(c) = p(y = c \mid x_i)` for every unlabelled document, by
+      Bayes' rule in log space;
+    * the **M-step**: with the soft document counts
+      :math:`\tilde n_c = n^L_c + \lambda \sum_{i \in U} Q_i(c)` and
+      :math:`\tilde N_{cj} = N^L_{cj} + \lambda \sum_{i \in U} Q_i(c)\, x_{ij}`,
+
+      .. math::
+
+          \theta_{cj} = \frac{\tilde N_{cj} + \alpha}{\tilde n_c + 2\alpha},
+          \qquad \pi_c = \frac{\tilde n_c}{n_L + \lambda n_U},
+
+    until the objective :math:`J` per weighted document (module docstring) changes by less than
+    ``tol``. No iteration can decrease it.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Pseudo-count added to both outcomes of every feature (> 0): as in ``BernoulliNB``.
+    binarize : float or None, default 0.0
+        Threshold: a value above it counts as present (as in ``BernoulliNB``). None: X already
+        holds 0/1 values, which is checked. Sparse X needs ``binarize >= 0``.
+    unlabeled_weight : float, default 1.0
+        :math:`\lambda \ge 0`, the weight of an unlabelled document against a labelled one
+        (Nigam et al.'s EM-lambda; 0 ignores the unlabelled documents).
+    max_iter : int, default 100
+        Largest number of EM iterations (0: the labelled fit only).
+    tol : float, default 1e-6
+        Stop when the objective per weighted document changes by less than this.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The labels seen in ``y``, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        :math:`\tilde n_c`, labelled documents plus weighted soft counts.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        :math:`\tilde N_{cj}`, documents of class c that contain feature j (soft, weighted).
+    class_log_prior_ : ndarray of shape (n_classes,)
+        :math:`\log \pi_c`.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        :math:`\log \theta_{cj}`.
+    history_ : ndarray of shape (n_iter_,)
+        :math:`J / (n_L + \lambda n_U)` at each iteration, measured in the E-step (before that
+        iteration's M-step); it never decreases.
+    n_iter_ : int
+        Number of EM iterations run.
+    converged_ : bool
+        Whether EM stopped because the objective settled (True when there was nothing to do).
+    lower_bound_ : float
+        ``history_[-1]`` (-inf when no iteration ran).
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 1, 0, 0], [0, 0, 1, 1]])
+    >>> X_unlabeled = np.array([[1, 1, 1, 0], [1, 0, 0, 0], [0, 1, 1, 1], [0, 0, 1, 1]])
+    >>> model = SemiSupervisedBernoulliNB().fit(X, ["ham", "spam"], X_unlabeled)
+    >>> model.predict(X_unlabeled)
+    array(['ham', 'ham', 'spam', 'spam'], dtype='<U4')
+    >>> bool(np.all(np.diff(model.history_) >= 0))
+    True
+
+    Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+    """
+
+    def __init__(self, alpha: float = 1.0, *, binarize: float | None = 0.0, unlabeled_weight: float = 1.0,
+                 max_iter: int = 100, tol: float = 1e-6):
+        self.alpha = alpha
+        self.binarize = binarize
+        self.unlabeled_weight = unlabeled_weight
+        self.max_iter = max_iter
+        self.tol = tol
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------------ data
+
+    def _binary(self, X: Any, where: str) -> Any:
+        """X as 0/1 floats, sparse kept sparse (only its stored values are touched)."""
+        values = _values(X)
+        if self.binarize is None:
+            if values.size and np.any((values != 0) & (values != 1)):
+                raise ValueError(
+                    f"X passed to SemiSupervisedBernoulliNB.{where} holds values other than 0 and 1, "
+                    f"but binarize=None says it is already binary. Set binarize=0.0 to count any "
+                    f"positive value as present."
+                )
+            data = values.astype(np.float64)
+        else:
+            threshold = self.binarize
+            if isinstance(threshold, bool) or not isinstance(threshold, Real) or np.isnan(threshold):
+                raise ValueError(f"binarize must be a number or None; got {threshold!r}.")
+            if sp.issparse(X) and threshold < 0:
+                raise ValueError(
+                    f"binarize={threshold} < 0 would turn every zero of the sparse X into a one (a "
+                    f"dense matrix); use binarize >= 0 or pass a dense X."
+                )
+            data = (values > threshold).astype(np.float64)
+        if sp.issparse(X):
+            return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape) if X.format == "csr" \
+                else sp.csc_matrix((data, X.indices, X.indptr), shape=X.shape).tocsr()
+        return data
+
+    def _check_unlabeled(self, X_unlabeled: Any) -> Any:
+        shape = np.shape(X_unlabeled)
+        if len(shape) == 2 and shape[0] == 0 and shape[1] == self.n_features_in_:
+            return X_unlabeled  # no unlabelled documents: nothing for EM to do
+        try:
+            X_u, _ = _validate_X(self, X_unlabeled, None, "predict", reset=False, sparse=True)
+        except ValueError as exc:
+            raise ValueError(f"X_unlabeled: {exc}") from exc
+        return self._binary(X_u, "fit (X_unlabeled)")
+
+    # ------------------------------------------------------------------ the two steps
+
+    def _estimate(self, alpha: float) -> None:
+        """The M-step's closed form from ``class_count_`` and ``feature_count_``."""
+        denominator = np.log(self.class_count_ + 2.0 * alpha)[:, np.newaxis]
+        absent = np.maximum(self.class_count_[:, np.newaxis] - self.feature_count_, 0.0)
+        self.feature_log_prob_ = np.log(self.feature_count_ + alpha) - denominator
+        self._log_absent = np.log(absent + alpha) - denominator        # log(1 - theta), accurately
+        self.class_log_prior_ = np.log(self.class_count_) - np.log(self.class_count_.sum())
+
+    def _joint(self, X: Any) -> NDArray[np.float64]:
+        r"""The (n, K) matrix :math:`\log p(x_i, y = c)` for binary X: one sparse product."""
+        joint = np.asarray(X @ (self.feature_log_prob_ - self._log_absent).T)
+        return joint + (self.class_log_prior_ + self._log_absent.sum(axis=1))
+
+    def _log_prior_of_theta(self, alpha: float) -> float:
+        return alpha * float(self.feature_log_prob_.sum() + self._log_absent.sum())
+
+    # ------------------------------------------------------------------ fit
+
+    def fit(self, X: Any, y: ArrayLike, X_unlabeled: Any = None) -> SemiSupervisedBernoulliNB:
+        """Fit on labelled documents, then run EM with the unlabelled ones.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_labeled, n_features)
+            Features of the labelled documents (binarised with ``binarize``).
+        y : array_like of shape (n_labeled,)
+            Their labels; at least two classes, and every class that EM should know must appear.
+        X_unlabeled : {array_like, sparse matrix} of shape (n_unlabeled, n_features), optional
+            Features of the unlabelled documents, in the same columns as ``X``.
+
+        Returns
+        -------
+        self : SemiSupervisedBernoulliNB
+
+        Raises
+        ------
+        ValueError
+            For alpha <= 0, a negative ``unlabeled_weight`` or ``tol``, a bad ``max_iter`` or
+            ``binarize``, NaN values, non-binary values with ``binarize=None``, fewer than two
+            classes, or an ``X_unlabeled`` whose columns differ from ``X``'s.
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            If EM did not settle within ``max_iter`` iterations.
+
+        Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+        """
+        _check_em_params(self)
+        weight = _non_negative(self.unlabeled_weight, "unlabeled_weight",
+                               "It weighs each unlabelled document against a labelled one, e.g. 1.0 "
+                               "(plain EM) or 0.1.")
+        alpha = float(self.alpha)
+        X, y = _validate_X(self, X, y, "fit", reset=True, sparse=True)
+        X = self._binary(X, "fit")
+        self.classes_, codes = _classes(y, type(self).__name__, return_codes=True)
+        K = self.classes_.size
+        onehot = np.zeros((X.shape[0], K))
+        onehot[np.arange(X.shape[0]), codes] = 1.0
+        labeled_class_count = onehot.sum(axis=0)
+        labeled_feature_count = np.asarray(X.T @ onehot).T
+        self.class_count_, self.feature_count_ = labeled_class_count, labeled_feature_count
+        self._estimate(alpha)                     # BernoulliNB on the labelled documents
+        self.history_, self.n_iter_, self.converged_, self.lower_bound_ = np.empty(0), 0, True, -np.inf
+        if X_unlabeled is None:
+            return self
+        X_u = self._check_unlabeled(X_unlabeled)
+        if X_u.shape[0] == 0 or weight == 0:
+            return self
+        total = X.shape[0] + weight * X_u.shape[0]
+
+        def e_step() -> tuple[float, NDArray[np.float64]]:
+            joint_u = self._joint(X_u)
+            log_norm = logsumexp(joint_u, axis=1)
+            labeled = float(np.sum(onehot * self._joint(X)))
+            objective = labeled + weight * float(log_norm.sum()) + self._log_prior_of_theta(alpha)
+            return objective / total, joint_u - log_norm[:, np.newaxis]
+
+        def m_step(log_resp: NDArray[np.float64]) -> None:
+            resp = np.exp(log_resp)
+            self.class_count_ = labeled_class_count + weight * resp.sum(axis=0)
+            self.feature_count_ = labeled_feature_count + weight * np.asarray(X_u.T @ resp).T
+            self._estimate(alpha)
+
+        _run_em(self, lambda: None, e_step, m_step,
+                ("class_count_", "feature_count_", "feature_log_prob_", "_log_absent", "class_log_prior_"),
+                1, objective="objective per document",
+                advice="accept the current fit (the objective only grows)")
+        return self
+
+    # ------------------------------------------------------------------ predict
+
+    def _checked(self, X: Any) -> Any:
+        check_is_fitted(self)
+        X, _ = _validate_X(self, X, None, "predict", reset=False, sparse=True)
+        return self._binary(X, "predict")
+
+    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
+        r"""Joint log-probabilities :math:`\log p(x_i, y = c)`.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return self._joint(self._checked(X))
+
+    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
+        r"""Log posteriors :math:`\log p(y = c \mid x_i)`, normalised by log-sum-exp.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        joint = self.predict_joint_log_proba(X)
+        return joint - logsumexp(joint, axis=1, keepdims=True)
+
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
+        r"""Posteriors :math:`p(y = c \mid x_i)`; each row sums to one.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """The most probable class of each document.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        joint = self.predict_joint_log_proba(X)  # checks that the model is fitted
+        return self.classes_[np.argmax(joint, axis=1)]
