@@ -32,6 +32,7 @@ import argparse
 import builtins
 import inspect
 import json
+import os
 import re
 import shutil
 import sys
@@ -313,8 +314,39 @@ def _unpack_support_files(zip_path: Path, workdir: Path) -> None:
                     shutil.copyfileobj(source, out)
 
 
+def serve() -> None:
+    """Grade one submission after another: a JSON request per line on stdin, a JSON result per line out.
+
+    A request is ``{"autograder": path, "submission": path}`` with the optional keys ``hide``,
+    ``memory_gib``, ``budget_seconds`` and ``cell_seconds`` of the command line. ``make grade`` keeps
+    one such process per grading job, so that the checker's imports are paid once, not per
+    submission; every submission still gets a fresh worker, and a request that takes too long is
+    ended by killing this process. Anything the tests print goes to stderr.
+    """
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    assignments = {}
+    for line in sys.stdin:
+        request = json.loads(line)
+        path = Path(request["autograder"])
+        if path not in assignments:
+            assignments[path] = Assignment.load(path)
+        result = grade_submission(assignments[path], request["submission"],
+                                  memory_bytes=int(request.get("memory_gib", DEFAULT_MEMORY / 2**30) * 2**30),
+                                  hide=[Path(h) for h in request.get("hide", [])],
+                                  budget_seconds=request.get("budget_seconds"),
+                                  cell_seconds=request.get("cell_seconds"))
+        out.write(json.dumps(result) + "\n")
+        out.flush()
+
+
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description="Grade one notebook; print the result as JSON.")
+    if argv is None and sys.argv[1:] == ["--serve"]:
+        serve()
+        return
+    parser = argparse.ArgumentParser(description="Grade one notebook; print the result as JSON "
+                                                 "(or, with --serve alone, many: see serve()).")
     parser.add_argument("autograder", type=Path)
     parser.add_argument("submission", type=Path)
     parser.add_argument("--hide", type=Path, action="append", default=[])

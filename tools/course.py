@@ -33,10 +33,12 @@ import csv
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -453,27 +455,75 @@ def assignment_name(path: Path) -> str | None:
     return name or path.stem
 
 
+class GraderProcess:
+    """A ``python -m lecturekit.grader --serve`` process, which grades one submission at a time.
+
+    One per grading job: the checker's imports (otter, SciPy) are paid once, while every submission
+    still runs in a fresh worker of its own. A request that outlasts its time ends the process.
+    """
+
+    def __init__(self) -> None:
+        self.stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen([sys.executable, "-m", "lecturekit.grader", "--serve"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+        self.buffer = b""
+
+    def grade(self, request: dict, timeout: float) -> dict:
+        """The grader's result for one request; TimeoutError, or RuntimeError if the process ended."""
+        try:
+            self.process.stdin.write((json.dumps(request) + "\n").encode())
+            self.process.stdin.flush()
+        except OSError as error:
+            raise RuntimeError(self.last_words() or str(error)) from error
+        deadline, fd = time.monotonic() + timeout, self.process.stdout.fileno()
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            if select.select([fd], [], [], left)[0]:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    raise RuntimeError(self.last_words() or f"exit status {self.process.wait()}")
+                self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return json.loads(line)
+
+    def last_words(self) -> str:
+        self.stderr.seek(0)
+        lines = self.stderr.read().decode(errors="replace").strip().splitlines()
+        return lines[-1] if lines else ""
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        self.stderr.close()
+
+
 def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT,
-              hide: tuple[Path, ...] = (), cell_seconds: float | None = None) -> dict:
-    """Grade one notebook with ``lecturekit.grader`` in its own process.
+              hide: tuple[Path, ...] = (), cell_seconds: float | None = None,
+              grader: GraderProcess | None = None) -> dict:
+    """Grade one notebook with ``lecturekit.grader``, in ``grader`` or in a process of its own.
 
     Returns ``{question: score, "question reason": why points were lost, "possible": total}``,
     or ``{"error": ...}``. The grader runs the student's code in a separate, limited worker (see
     the instructor guide); ``timeout`` is the backstop for the grader itself.
     """
-    command = [sys.executable, "-m", "lecturekit.grader", str(autograder), str(submission),
-               "--budget-seconds", str(timeout)]
-    for folder in hide:
-        command += ["--hide", str(folder)]
-    if cell_seconds:
-        command += ["--cell-seconds", str(cell_seconds)]
+    request = {"autograder": str(autograder), "submission": str(submission), "hide": [str(h) for h in hide],
+               "budget_seconds": timeout, "cell_seconds": cell_seconds}
+    own = grader is None
+    grader = grader or GraderProcess()
     try:
-        done = subprocess.run(command, timeout=timeout + 60, capture_output=True, text=True)
-        result = json.loads(done.stdout)
-    except subprocess.TimeoutExpired:
+        result = grader.grade(request, timeout + 60)
+    except TimeoutError:
+        grader.close()
         return {"error": f"grading stopped after {timeout + 60:g} s"}
-    except ValueError:
-        return {"error": f"the grader failed: {done.stderr.strip().splitlines()[-1:] or done.returncode}"}
+    except (RuntimeError, ValueError) as error:
+        grader.close()
+        return {"error": f"the grader failed: {error}"}
+    finally:
+        if own:
+            grader.close()
     row = {"error": result.get("error", "")} if result.get("error") else {}
     for question, entry in result["questions"].items():
         row[question] = entry["score"]
@@ -503,6 +553,8 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
     log(f"grading {len(paths)} submissions, {jobs} at a time; each is stopped after {timeout / 60:g} min, "
         f"so this takes at most {len(paths) * (timeout + 60) / jobs / 60:.0f} min")
 
+    local, started = threading.local(), []  # one grader process per job, made on first use
+
     def grade_path(path: Path) -> dict:
         name = assignment_name(path)
         zip_path = autograders / f"{name}-autograder.zip"
@@ -515,8 +567,12 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
         elif not zip_path.exists():
             row["error"] = f"no autograder {zip_path.name}; run `make assignments` first"
         else:
+            grader = getattr(local, "grader", None)
+            if grader is None or grader.process.poll() is not None:
+                grader = local.grader = GraderProcess()
+                started.append(grader)
             start = time.monotonic()
-            row.update(grade_one(path, zip_path, timeout, hide, cell_seconds))
+            row.update(grade_one(path, zip_path, timeout, hide, cell_seconds, grader))
             row["seconds"] = round(time.monotonic() - start, 1)
         row["total"] = sum(v for k, v in row.items() if re.fullmatch(r"q\d+\w*", k))
         return row
@@ -527,12 +583,16 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
 
         bar = tqdm(total=len(paths), unit="submission")
     rows = []
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        for row in pool.map(grade_path, paths):
-            rows.append(row)
-            if bar is not None:
-                bar.update()
-            log(f"{row['submission']}: {row['total']:g}" + (f" ({row['error']})" if row.get("error") else ""))
+    try:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for row in pool.map(grade_path, paths):
+                rows.append(row)
+                if bar is not None:
+                    bar.update()
+                log(f"{row['submission']}: {row['total']:g}" + (f" ({row['error']})" if row.get("error") else ""))
+    finally:
+        for grader in started:
+            grader.close()
     if bar is not None:
         bar.close()
     write_scores(rows, out_csv)
