@@ -2,13 +2,13 @@
 
 * One EM iteration (an E-step and an M-step, full covariances) of ``lecturekit.em.GaussianMixture``
   against the same two steps of ``sklearn.mixture.GaussianMixture``, both started from the same
-  parameters; then a whole fit from the same k-means initialisation. tests/test_em.py checks that
+  parameters; then a whole fit from the same k-means initialisation. tests/test_gaussian_mixture.py checks that
   the two fits agree to 1e-6.
 * ``lecturekit.em.SemiSupervisedNB`` on 20 Newsgroups (10 labelled posts per class, 10,000
   unlabelled), 10 EM iterations. scikit-learn has no soft-label naive Bayes, so the reference is
   the same 10 iterations done *with hard labels* from its ``MultinomialNB``: each a ``fit`` on the
   labelled and pseudo-labelled posts and a ``predict_proba`` of the unlabelled ones, the same two
-  passes over the data. tests/test_em_naive_bayes.py checks every soft-label M-step against
+  passes over the data. tests/test_multinomial_em.py checks every soft-label M-step against
   scikit-learn's ``MultinomialNB`` fitted with sample weights.
 """
 

@@ -2,28 +2,32 @@
 
 Each module holds the model that one chapter derives; the notebook derives it, then imports it.
 
-===============================  ==============================================================
-Module                           Chapter
-===============================  ==============================================================
-:mod:`lecturekit.estimation`     01.01 Bayes' rule and maximum likelihood (counting estimates)
-:mod:`lecturekit.gaussian`       02.01 The multivariate Gaussian
-:mod:`lecturekit.gda`            02.02-02.04 Gaussian discriminant analysis (LDA and QDA)
-:mod:`lecturekit.fisher`         02.03 Fisher's discriminant and reduced-rank LDA
-:mod:`lecturekit.shrinkage`      02.04 covariance shrinkage: Ledoit-Wolf and Friedman's RDA
-:mod:`lecturekit.logistic`       02.05 Logistic regression, against GDA
-:mod:`lecturekit.datasets`       offline corpora for chapter 3: SMS spam, 20 Newsgroups (data/)
-:mod:`lecturekit.text`           chapter 3: tokenizer, vocabulary, sparse counts, mutual information
-:mod:`lecturekit.naive_bayes`    chapter 3: Bernoulli, multinomial and Gaussian naive Bayes
-:mod:`lecturekit.smoothing`      chapter 4: add-k, interpolation, Beta/Dirichlet MAP and mean
-:mod:`lecturekit.evaluation`     chapter 4 and any chapter: learning curves over repeated splits
-:mod:`lecturekit.em`             chapter 5: EM for Gaussian mixtures; naive Bayes, labels missing
-:mod:`lecturekit.bernoulli_em`   05.03 Bernoulli naive Bayes with missing labels, by EM
-:mod:`lecturekit.plotting`       figures for every chapter (draws fitted models, never fits)
-:mod:`lecturekit.grading`        otter-grader support (a time limit per cell)
-:mod:`lecturekit.grader`         grading with the student's code kept out of the checks
-:mod:`lecturekit.sandbox`        the limited, isolated process that runs a student's code
-:mod:`lecturekit.plain_data`     values as plain data (no pickle) between the two
-===============================  ==============================================================
+==================================  =====================================================================
+Module                              Chapter
+==================================  =====================================================================
+:mod:`lecturekit.estimation`        01.01 Bayes' rule and maximum likelihood (counting estimates)
+:mod:`lecturekit.gaussian`          02.01 The multivariate Gaussian
+:mod:`lecturekit.gda`               02.02-02.04 Gaussian discriminant analysis (LDA and QDA)
+:mod:`lecturekit.fisher`            02.03 Fisher's discriminant and reduced-rank LDA
+:mod:`lecturekit.shrinkage`         02.04 covariance shrinkage: Ledoit-Wolf and Friedman's RDA
+:mod:`lecturekit.logistic`          02.05 Logistic regression, against GDA
+:mod:`lecturekit.datasets`          offline corpora for chapter 3: SMS spam, 20 Newsgroups (data/)
+:mod:`lecturekit.text`              chapter 3: tokenizer, vocabulary, sparse counts, mutual information
+:mod:`lecturekit.naive_bayes`       chapter 3: Bernoulli, multinomial and Gaussian naive Bayes
+:mod:`lecturekit.smoothing`         chapter 4: add-k, interpolation, Beta/Dirichlet MAP and mean
+:mod:`lecturekit.evaluation`        chapter 4 and any chapter: learning curves over repeated splits
+:mod:`lecturekit.em`                chapter 5: the EM models under one name, as the notebooks import them
+:mod:`lecturekit.em_loop`           chapter 5: the EM loop every model below shares
+:mod:`lecturekit.gaussian_mixture`  05.01-05.02 Gaussian mixtures fitted by EM
+:mod:`lecturekit.mixture_steps`     05.02 a Gaussian mixture's E-step and M-step, on arrays
+:mod:`lecturekit.multinomial_em`    05.03 multinomial naive Bayes with missing labels, by EM
+:mod:`lecturekit.bernoulli_em`      05.03 Bernoulli naive Bayes with missing labels, by EM
+:mod:`lecturekit.plotting`          figures for every chapter (draws fitted models, never fits)
+:mod:`lecturekit.grading`           otter-grader support (a time limit per cell)
+:mod:`lecturekit.grader`            grading with the student's code kept out of the checks
+:mod:`lecturekit.sandbox`           the limited, isolated process that runs a student's code
+:mod:`lecturekit.plain_data`        values as plain data (no pickle) between the two
+==================================  =====================================================================
 """
 
 __version__ = "0.1.0"

@@ -41,7 +41,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from lecturekit.em import _check_em_params, _non_negative, _run_em
+from lecturekit.em_loop import _check_em_params, _non_negative, _run_em
 from lecturekit.naive_bayes import _classes, _validate_X, _values
 
 __all__ = ["SemiSupervisedBernoulliNB"]

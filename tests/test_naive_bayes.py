@@ -15,7 +15,7 @@ from sklearn.datasets import load_iris, load_wine
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import lecturekit.naive_bayes as nb
+from lecturekit import bernoulli_nb, multinomial_nb
 from lecturekit.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 
 
@@ -124,13 +124,14 @@ def test_gaussian_equals_scikit_learn(loader, params):
 
 
 def test_smoothed_estimates_come_from_add_k(monkeypatch):
-    calls, original = [], nb.add_k
+    calls, original = [], multinomial_nb.add_k
 
     def spy(counts, k=1.0, axis=-1):
         calls.append((np.shape(counts), k, axis))
         return original(counts, k, axis)
 
-    monkeypatch.setattr(nb, "add_k", spy)
+    monkeypatch.setattr(multinomial_nb, "add_k", spy)
+    monkeypatch.setattr(bernoulli_nb, "add_k", spy)
     MultinomialNB(alpha=0.5).fit(X_COUNTS, Y_COUNTS)
     BernoulliNB(alpha=0.5).fit(X_COUNTS, Y_COUNTS)
     assert calls == [((4, 30), 0.5, 1), ((2, 4, 30), 0.5, 0)]

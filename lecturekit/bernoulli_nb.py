@@ -1,0 +1,164 @@
+r"""Bernoulli naive Bayes: each word of the vocabulary is present or absent, independently.
+
+Derived in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb; smoothing in chapter 4.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from lecturekit.estimation import add_k
+from lecturekit.nb_base import (
+    _DiscreteNB,
+    _values,
+)
+
+
+class BernoulliNB(_DiscreteNB):
+    r"""Bernoulli naive Bayes: each word of the vocabulary is present or absent, independently.
+
+    Each feature is a two-outcome variable, so its add-alpha estimate is
+    :math:`p_{cj} = (N_{cj} + \alpha) / (N_c + 2\alpha)`, where :math:`N_{cj}` counts the
+    documents of class :math:`c` that contain word :math:`j` and :math:`N_c` all documents of
+    class :math:`c`. It is computed by ``add_k`` on the stacked (present, absent) counts
+    :math:`(N_{cj}, N_c - N_{cj})`, which also gives :math:`\log(1 - p_{cj})` directly (when
+    there are fewer possible counts 0..N_c than features, once per possible count, then looked
+    up: the same numbers, several times faster on text). A document
+    scores :math:`\log \pi_c + \sum_j [x_j \log p_{cj} + (1 - x_j) \log (1 - p_{cj})] =
+    \log \pi_c + x \cdot (\log p_c - \log(1 - p_c)) + \sum_j \log(1 - p_{cj})`, one sparse
+    product. Unlike the multinomial model, an empty document carries evidence: every word absent.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Pseudo-count added to both outcomes of every feature: the MAP estimate under a
+        Beta(a, a) prior with ``alpha = a - 1`` (see :func:`lecturekit.smoothing.beta_map`).
+    force_alpha : bool, default True
+        As in scikit-learn: if False and ``alpha < 1e-10``, alpha is set to 1e-10 with a warning.
+    binarize : float or None, default 0.0
+        Threshold: a value above it counts as present. None: X already holds 0/1 values.
+        Sparse X needs ``binarize >= 0`` (a negative threshold would make every zero a one).
+    fit_prior : bool, default True
+        Learn the class prior from the class frequencies; if False use a uniform prior.
+    class_prior : array_like of shape (n_classes,), optional
+        Fixed class prior (non-negative, summing to one), in the order of ``classes_``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        :math:`N_c`, documents per class.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        :math:`N_{cj}`, documents of class c that contain word j.
+    class_log_prior_ : ndarray of shape (n_classes,)
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        :math:`\log p_{cj}`.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1, 0, 1], [1, 0, 0], [0, 1, 1], [0, 1, 0]])
+    >>> model = BernoulliNB().fit(X, [0, 0, 1, 1])
+    >>> np.exp(model.feature_log_prob_[0])   # (2+1, 0+1, 1+1) / (2 + 2)
+    array([0.75, 0.25, 0.5 ])
+    >>> model.predict([[1, 0, 0], [0, 1, 1]])
+    array([0, 1])
+
+    Derived in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb.
+    """
+
+    def __init__(self, alpha: float = 1.0, force_alpha: bool = True, binarize: float | None = 0.0,
+                 fit_prior: bool = True, class_prior: ArrayLike | None = None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.binarize = binarize
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _data(self, X: Any) -> NDArray[Any]:
+        values = _values(X)
+        if self.binarize is None:
+            if values.size and np.any((values != 0) & (values != 1)):
+                raise ValueError(
+                    "BernoulliNB with binarize=None needs X of 0/1 values (present/absent); X "
+                    "holds other values. Set binarize=0.0 to count any positive value as present."
+                )
+            return values
+        threshold = self.binarize
+        if isinstance(threshold, bool) or not isinstance(threshold, Real) or np.isnan(threshold):
+            raise ValueError(f"binarize must be a number or None; got {threshold!r}.")
+        if sp.issparse(X) and threshold < 0:
+            raise ValueError(
+                f"binarize={threshold} < 0 would turn every zero of the sparse X into a one (a "
+                f"dense matrix); use binarize >= 0 or pass a dense X."
+            )
+        return values > threshold  # boolean: _class_feature_counts counts the True values
+
+    def _estimate(self, alpha: float) -> None:
+        # p_cj depends on N_cj only through the integer N_cj in 0..N_c. With fewer possible counts
+        # than features (the usual case for text) the estimate is computed once per possible
+        # count, in a table, and looked up; otherwise once per feature. Either way, the two
+        # outcomes (present, absent) lie along the first axis of the counts given to add_k.
+        n_max = int(self.class_count_.max())
+        if n_max + 1 < self.feature_count_.shape[1]:
+            present = np.broadcast_to(np.arange(n_max + 1.0), (self.classes_.size, n_max + 1))
+            # absent = N_c - n; clipped at 0 for n > N_c, entries that no feature can look up
+            absent = np.maximum(self.class_count_[:, np.newaxis] - present, 0.0)
+            with np.errstate(divide="ignore"):  # alpha = 0 (force_alpha): p may be 0 or 1
+                table = np.log(add_k(np.stack([present, absent]), alpha, axis=0))
+            index = self.feature_count_.astype(np.intp)
+            logs = np.stack([np.take_along_axis(table[0], index, axis=1),
+                             np.take_along_axis(table[1], index, axis=1)])
+        else:
+            counts = np.empty((2,) + self.feature_count_.shape)
+            counts[0] = self.feature_count_
+            np.subtract(self.class_count_[:, np.newaxis], self.feature_count_, out=counts[1])
+            with np.errstate(divide="ignore"):
+                logs = np.log(add_k(counts, alpha, axis=0), out=counts)
+        self.feature_log_prob_, self._log_absent = logs[0], logs[1]
+        self._has_zero = bool(alpha == 0 and np.isneginf(logs).any())
+
+    def _joint(self, X: Any) -> NDArray[np.float64]:
+        X = self._with_data(X, self._data(X).astype(np.float64, copy=False))
+        return self._scores(X, self.feature_log_prob_, self._log_absent)
+
+    def sample(self, n_samples: int = 1, y: ArrayLike | None = None, *,
+               random_state: Any = None) -> tuple[sp.csr_matrix, NDArray[Any]]:
+        """Generate binary documents: a class, then each word present with probability p_cj.
+
+        Parameters
+        ----------
+        n_samples : int, default 1
+            Number of documents.
+        y : array_like of shape (n_samples,), optional
+            Classes of the documents; drawn from the prior when omitted.
+        random_state : int, numpy.random.Generator or RandomState, optional
+            Seed for reproducible samples.
+
+        Returns
+        -------
+        X_sample : scipy.sparse.csr_matrix of shape (n_samples, n_features), int64
+            0/1 entries (the draws are made one class at a time, n_c by n_features uniforms).
+        y_sample : ndarray of shape (n_samples,)
+        """
+        rng = self._sample_rng(random_state)
+        codes, labels = self._sample_classes(n_samples, y, rng)
+        blocks, order = [], []
+        for c in range(self.classes_.size):
+            docs = np.flatnonzero(codes == c)
+            if docs.size:
+                present = rng.random((docs.size, self.n_features_in_)) < np.exp(self.feature_log_prob_[c])
+                blocks.append(sp.csr_matrix(present.astype(np.int64)))
+                order.append(docs)
+        if not blocks:
+            return sp.csr_matrix((n_samples, self.n_features_in_), dtype=np.int64), labels
+        X = sp.vstack(blocks, format="csr")
+        inverse = np.empty(n_samples, np.intp)
+        inverse[np.concatenate(order)] = np.arange(n_samples)
+        return X[inverse], labels

@@ -1,0 +1,108 @@
+r"""The EM loop shared by every model of the course fitted by expectation-maximisation.
+
+``_iterate`` alternates an E-step and an M-step until the objective settles; ``_run_em`` runs it
+from several starts and keeps the best. The models supply their own steps:
+:class:`lecturekit.gaussian_mixture.GaussianMixture`, :mod:`lecturekit.multinomial_em`
+(naive Bayes with labels missing, multinomial features) and :mod:`lecturekit.bernoulli_em`
+(the same with per-feature Bernoulli features). Derived in
+notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+
+
+def _positive_int(value: Any, name: str, minimum: int, meaning: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum} ({meaning}); got {value!r}.")
+    return int(value)
+
+
+def _non_negative(value: Any, name: str, hint: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0; got {value!r}. {hint}")
+    return float(value)
+
+
+def _log_posterior(joint: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """log p(x_i) (the log-sum-exp over classes) and the log responsibilities, from log p(x_i, c)."""
+    log_norm = logsumexp(joint, axis=1)
+    return log_norm, joint - log_norm[:, np.newaxis]
+
+
+def _iterate(e_step: Callable[[], tuple[float, Any]], m_step: Callable[[Any], None], max_iter: int,
+             tol: float) -> tuple[list[float], bool]:
+    """The EM loop shared by every model here: E-step, M-step, until the objective settles.
+
+    ``e_step()`` returns the objective at the current parameters and the (log) responsibilities;
+    ``m_step(responsibilities)`` updates the parameters in place. Stops after ``max_iter``
+    iterations or when the objective changed by less than ``tol``; returns the objective of each
+    iteration and whether it converged.
+    """
+    history: list[float] = []
+    bound = -np.inf
+    for _ in range(max_iter):
+        previous = bound
+        bound, responsibilities = e_step()
+        m_step(responsibilities)
+        history.append(bound)
+        if abs(bound - previous) < tol:
+            return history, True
+    return history, False
+
+
+def _run_em(model: BaseEstimator, start: Callable[[], None], e_step: Callable[[], tuple[float, Any]],
+            m_step: Callable[[Any], None], parameters: tuple[str, ...], n_init: int, *, objective: str,
+            advice: str) -> None:
+    """EM from ``n_init`` starts, keeping the one with the largest final objective.
+
+    ``start()`` sets the initial parameters; the attributes named in ``parameters`` are kept from
+    the best start. Sets ``history_``, ``n_iter_``, ``converged_`` and ``lower_bound_`` and warns
+    (``objective`` and ``advice`` phrase it) if the kept start did not converge.
+    """
+    best = None
+    for _ in range(n_init):
+        start()
+        history, converged = _iterate(e_step, m_step, model.max_iter, model.tol)
+        bound = history[-1] if history else -np.inf
+        if best is None or bound > best[0]:
+            best = (bound, history, converged, [getattr(model, name) for name in parameters])
+    bound, history, model.converged_, values = best
+    for name, value in zip(parameters, values):
+        setattr(model, name, value)
+    model.history_ = np.array(history, dtype=float)
+    model.n_iter_ = len(history)
+    model.lower_bound_ = float(bound)
+    if not model.converged_ and model.max_iter > 0:
+        warnings.warn(
+            f"EM did not converge: after max_iter={model.max_iter} iterations the {objective} "
+            f"still changed by more than tol={model.tol}. Increase max_iter, loosen tol, or "
+            f"{advice}.",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
+def _check_em_params(model: BaseEstimator) -> None:
+    """alpha, tol and max_iter of naive Bayes fitted by EM (multinomial_em, bernoulli_em)."""
+    alpha = model.alpha
+    if isinstance(alpha, bool) or not isinstance(alpha, Real) or not np.isfinite(alpha) or alpha <= 0:
+        raise ValueError(
+            f"alpha must be a finite number > 0 in {type(model).__name__}; got {alpha!r}. With "
+            f"alpha = 0 a word that no class has seen gives an unlabelled document probability zero "
+            f"under every class, and the E-step has nothing to normalise. Use alpha=1.0 (Laplace) "
+            f"or a smaller positive value such as 0.1."
+        )
+    _non_negative(model.tol, "tol", "It is the smallest change of the objective that counts as "
+                                    "progress, e.g. 1e-3.")
+    _positive_int(model.max_iter, "max_iter", 0, "the number of EM iterations")

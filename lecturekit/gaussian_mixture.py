@@ -1,0 +1,472 @@
+r"""A mixture of Gaussians fitted by EM: :class:`GaussianMixture`.
+
+Gaussian discriminant analysis (:mod:`lecturekit.gda`) with the label hidden: :math:`z \sim
+\mathrm{Categorical}(\pi)`, :math:`x \mid z = k \sim \mathcal N(\mu_k, \Sigma_k)`, and only
+:math:`x` observed. The E-step and M-step are :mod:`lecturekit.mixture_steps`; the loop is
+:mod:`lecturekit.em_loop`. Parameter and attribute names keep the meaning of
+:class:`sklearn.mixture.GaussianMixture`; ``tests/test_gaussian_mixture.py`` checks that, started
+from the same parameters, both fits agree.
+
+Derived in notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb and
+notebooks/05.02-Gaussian-Mixtures.ipynb.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import cho_solve
+from scipy.special import logsumexp
+from sklearn.base import BaseEstimator, DensityMixin
+from sklearn.cluster import KMeans, kmeans_plusplus
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from lecturekit._checks import check_finite, fitted_input
+from lecturekit.em_loop import (
+    _log_posterior,
+    _non_negative,
+    _positive_int,
+    _run_em,
+)
+from lecturekit.gaussian import cholesky
+from lecturekit.mixture_steps import (
+    _LOG_2PI,
+    COVARIANCE_TYPES,
+    _log_gaussians,
+    _m_step,
+)
+
+__all__ = ["GaussianMixture"]
+
+INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
+
+
+def _check_finite(X: NDArray[np.float64], where: str) -> None:
+    check_finite(X, f"X passed to GaussianMixture.{where} contains NaN or infinite values; a "
+                    f"Gaussian cannot score them. Remove those rows or impute the values first "
+                    f"(e.g. sklearn.impute.SimpleImputer).")
+
+
+
+class GaussianMixture(DensityMixin, BaseEstimator):
+    r"""A mixture of K Gaussians, fitted by expectation-maximisation.
+
+    The density is :math:`p(x) = \sum_k \pi_k \mathcal N(x; \mu_k, \Sigma_k)`; :meth:`fit`
+    alternates the E-step (responsibilities) and the M-step (weighted GDA estimates) until the
+    mean log-likelihood changes by less than ``tol``.
+
+    Parameters
+    ----------
+    n_components : int, default 1
+        Number of components K.
+    covariance_type : {"full", "tied", "diag", "spherical"}, default "full"
+        One full covariance per component; one full covariance shared by all; one diagonal
+        covariance per component; one variance per component.
+    tol : float, default 1e-3
+        Stop when the mean log-likelihood per sample (the EM lower bound) changes by less than
+        this between two iterations.
+    reg_covar : float, default 1e-6
+        Non-negative number added to the diagonal of every covariance (to every variance).
+    max_iter : int, default 100
+        Largest number of EM iterations per initialisation (0: keep the initial parameters).
+    n_init : int, default 1
+        Number of initialisations; the fit with the largest final lower bound is kept.
+    init_params : {"kmeans", "k-means++", "random", "random_from_data"}, default "kmeans"
+        Initial responsibilities: the labels of one run of :class:`sklearn.cluster.KMeans`;
+        k-means++ seeds; uniform random numbers normalised per row; or K distinct points chosen
+        at random. The initial parameters are one M-step from them.
+    weights_init : array_like of shape (n_components,), optional
+        Initial weights (non-negative, summing to one); replaces the one from ``init_params``.
+    means_init : array_like of shape (n_components, n_features), optional
+        Initial means.
+    precisions_init : array_like, optional
+        Initial precisions (inverse covariances), shaped like ``covariances_``: (K, d, d) for
+        "full", (d, d) for "tied", (K, d) for "diag", (K,) for "spherical".
+    random_state : int, numpy.random.RandomState or None, default None
+        Seed of the initialisation (as in scikit-learn, the same seed gives the same k-means
+        labels) and of :meth:`sample`.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_components,)
+        Mixture weights :math:`\pi_k`.
+    means_ : ndarray of shape (n_components, n_features)
+        Component means :math:`\mu_k`.
+    covariances_ : ndarray
+        Covariances (plus ``reg_covar``), shaped as described under ``precisions_init``.
+    converged_ : bool
+        Whether the kept initialisation converged within ``max_iter`` iterations.
+    n_iter_ : int
+        Number of EM iterations of the kept initialisation.
+    lower_bound_ : float
+        Its last mean log-likelihood per sample (-inf if ``max_iter=0``).
+    history_ : ndarray of shape (n_iter_,)
+        Its mean log-likelihood per sample at each iteration, measured in the E-step (before the
+        M-step of that iteration). Plain EM (``reg_covar=0``) never decreases it; the floor
+        ``reg_covar`` may cost up to about :math:`(r/\lambda)^2/4` per eigenvalue
+        :math:`\lambda` of a covariance. ``history_[-1] == lower_bound_``.
+    n_features_in_ : int
+        Number of features seen during :meth:`fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when ``X`` had string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-3, 1, (100, 1)), rng.normal(3, 1, (100, 1))])
+    >>> model = GaussianMixture(n_components=2, random_state=0).fit(X)
+    >>> np.sort(model.means_.ravel()).round(1)
+    array([-2.9,  3. ])
+    >>> bool(np.all(np.diff(model.history_) >= 0))
+    True
+
+    Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+    """
+
+    def __init__(
+        self,
+        n_components: int = 1,
+        *,
+        covariance_type: str = "full",
+        tol: float = 1e-3,
+        reg_covar: float = 1e-6,
+        max_iter: int = 100,
+        n_init: int = 1,
+        init_params: str = "kmeans",
+        weights_init: ArrayLike | None = None,
+        means_init: ArrayLike | None = None,
+        precisions_init: ArrayLike | None = None,
+        random_state: int | np.random.RandomState | None = None,
+    ):
+        self.n_components = n_components
+        self.covariance_type = covariance_type
+        self.tol = tol
+        self.reg_covar = reg_covar
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init_params = init_params
+        self.weights_init = weights_init
+        self.means_init = means_init
+        self.precisions_init = precisions_init
+        self.random_state = random_state
+
+    # ----------------------------------------------------------------------- fitting
+
+    def fit(self, X: ArrayLike, y: None = None) -> GaussianMixture:
+        """Estimate the weights, means and covariances by EM.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+            Training points (finite real numbers), at least ``n_components`` of them.
+        y : None
+            Ignored; present for the scikit-learn API.
+
+        Returns
+        -------
+        self : GaussianMixture
+            The fitted model.
+
+        Raises
+        ------
+        ValueError
+            For NaN or infinite values, a one-dimensional ``X``, fewer points than components,
+            invalid parameters or initial values, or a covariance that becomes singular (with
+            ``reg_covar=0``).
+
+        Warns
+        -----
+        UserWarning
+            If a component ends with a weight of about zero (responsible for less than one point).
+        sklearn.exceptions.ConvergenceWarning
+            If the kept initialisation did not converge within ``max_iter`` iterations.
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        self._check_params()
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False)
+        _check_finite(X, "fit")
+        n, d = X.shape
+        K = self.n_components
+        if n < K:
+            raise ValueError(
+                f"GaussianMixture(n_components={K}) needs at least {K} points, but X has {n}; "
+                f"use n_components <= {n} or pass more data."
+            )
+        initial = self._check_initial_values(d)
+        random_state = check_random_state(self.random_state)
+
+        _run_em(self, lambda: self._initialise(X, random_state, initial), lambda: self._e_step(X),
+                lambda log_resp: self._m_step(X, log_resp), ("weights_", "means_", "covariances_"),
+                self.n_init, objective="mean log-likelihood",
+                advice="try another initialisation (n_init, random_state)")
+        counts = self.weights_ * n
+        empty = np.flatnonzero(counts < 1.0)
+        if empty.size:
+            warnings.warn(
+                f"Component(s) {empty.tolist()} of GaussianMixture collapsed: weight(s) "
+                f"{np.array2string(self.weights_[empty], precision=2)}, i.e. responsible for less "
+                f"than one of the {n} points; they only hold their initial place and reg_covar. "
+                f"Use fewer components, another initialisation (n_init > 1, random_state), or "
+                f"check the data for duplicated or outlying points.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _check_params(self) -> None:
+        _positive_int(self.n_components, "n_components", 1, "the number of Gaussians")
+        if self.covariance_type not in COVARIANCE_TYPES:
+            raise ValueError(
+                f"covariance_type must be one of {', '.join(map(repr, COVARIANCE_TYPES))}; "
+                f"got {self.covariance_type!r}."
+            )
+        if self.init_params not in INIT_PARAMS:
+            raise ValueError(
+                f"init_params must be one of {', '.join(map(repr, INIT_PARAMS))}; got {self.init_params!r}."
+            )
+        _non_negative(self.tol, "tol", "It is the smallest change of the mean log-likelihood that "
+                                       "counts as progress, e.g. 1e-3.")
+        _non_negative(self.reg_covar, "reg_covar", "It is added to the diagonal of every "
+                                                   "covariance, e.g. 1e-6.")
+        _positive_int(self.max_iter, "max_iter", 0, "the number of EM iterations")
+        _positive_int(self.n_init, "n_init", 1, "the number of initialisations")
+
+    def _check_initial_values(self, d: int) -> dict[str, NDArray[np.float64]]:
+        K, kind = self.n_components, self.covariance_type
+        initial = {}
+        for name, shape in (("weights_init", (K,)), ("means_init", (K, d)),
+                            ("precisions_init", {"full": (K, d, d), "tied": (d, d),
+                                                 "diag": (K, d), "spherical": (K,)}[kind])):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            try:
+                value = np.array(value, dtype=float)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name} must be numeric; got {value!r}.") from exc
+            if value.shape != shape:
+                raise ValueError(
+                    f"{name} has shape {value.shape}, but n_components={K}, {d} features and "
+                    f"covariance_type={kind!r} need shape {shape}."
+                )
+            if not np.all(np.isfinite(value)):
+                raise ValueError(f"{name} contains NaN or infinite values; pass finite numbers.")
+            initial[name] = value
+        weights = initial.get("weights_init")
+        if weights is not None and (np.any(weights < 0) or abs(weights.sum() - 1.0) > 1e-9):
+            raise ValueError(
+                f"weights_init must be non-negative and sum to one; got {weights.tolist()}."
+            )
+        precisions = initial.get("precisions_init")
+        if precisions is not None:
+            # The covariances are the inverses; cho_solve with each Cholesky factor inverts them.
+            if kind in ("diag", "spherical"):
+                if np.any(precisions <= 0):
+                    raise ValueError("precisions_init must be positive (they are 1 / variance).")
+                initial["covariances"] = 1.0 / precisions
+            else:
+                stack = precisions[np.newaxis] if kind == "tied" else precisions
+                inverses = np.array([
+                    cho_solve((cholesky(p, name="precisions_init" if kind == "tied" else f"precisions_init[{k}]"), True), np.eye(d))
+                    for k, p in enumerate(stack)
+                ])
+                inverses = 0.5 * (inverses + np.swapaxes(inverses, 1, 2))
+                initial["covariances"] = inverses[0] if kind == "tied" else inverses
+        return initial
+
+    def _initialise(self, X: NDArray[np.float64], random_state: np.random.RandomState,
+                    initial: dict[str, NDArray[np.float64]]) -> None:
+        """Initial parameters: one M-step from initial responsibilities, then the given values."""
+        n, K = X.shape[0], self.n_components
+        weights = means = covariances = None
+        if not {"weights_init", "means_init", "precisions_init"} <= initial.keys():
+            if self.init_params == "kmeans":
+                resp = np.zeros((n, K))
+                labels = KMeans(n_clusters=K, n_init=1, random_state=random_state).fit(X).labels_
+                resp[np.arange(n), labels] = 1.0
+            elif self.init_params == "k-means++":
+                resp = np.zeros((n, K))
+                _, indices = kmeans_plusplus(X, K, random_state=random_state)
+                resp[indices, np.arange(K)] = 1.0
+            elif self.init_params == "random":
+                resp = random_state.uniform(size=(n, K))
+                resp /= resp.sum(axis=1, keepdims=True)
+            else:  # random_from_data
+                resp = np.zeros((n, K))
+                resp[random_state.choice(n, size=K, replace=False), np.arange(K)] = 1.0
+            weights, means, covariances = _m_step(X, resp, self.reg_covar, self.covariance_type)
+        self.weights_ = initial.get("weights_init", weights)
+        self.means_ = initial.get("means_init", means)
+        self.covariances_ = initial.get("covariances", covariances)
+
+    def _e_step(self, X: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        """The mean log-likelihood of X and the log responsibilities, under the current parameters."""
+        log_norm, log_resp = _log_posterior(self._weighted_log_prob(X))
+        return float(np.mean(log_norm)), log_resp
+
+    def _m_step(self, X: NDArray[np.float64], log_resp: NDArray[np.float64]) -> None:
+        self.weights_, self.means_, self.covariances_ = _m_step(
+            X, np.exp(log_resp), self.reg_covar, self.covariance_type)
+
+    def _weighted_log_prob(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
+        r""":math:`\log \pi_k + \log \mathcal N(x_i; \mu_k, \Sigma_k)`, from the public attributes."""
+        with np.errstate(divide="ignore"):  # a weight of exactly 0 (set by hand) is log 0 = -inf
+            log_weights = np.log(self.weights_)
+        return _log_gaussians(X, self.means_, self.covariances_, self.covariance_type) + log_weights
+
+    # ----------------------------------------------------------------------- the fitted density
+
+    def _check_data(self, X: ArrayLike, where: str) -> NDArray[np.float64]:
+        array = fitted_input(self, X)
+        _check_finite(array, where)
+        return array
+
+    def score_samples(self, X: ArrayLike) -> NDArray[np.float64]:
+        r"""Log density :math:`\log p(x) = \log \sum_k \pi_k \mathcal N(x; \mu_k, \Sigma_k)` of each row.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        return logsumexp(self._weighted_log_prob(self._check_data(X, "score_samples")), axis=1)
+
+    def score(self, X: ArrayLike, y: None = None) -> float:
+        """Mean log-likelihood per sample, the quantity that EM increases.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : None
+            Ignored; present for the scikit-learn API.
+
+        Returns
+        -------
+        float
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        return float(np.mean(self.score_samples(X)))
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        r"""Responsibilities :math:`p(z = k \mid x)`, the posterior over the components.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            Each row sums to one.
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        _, log_resp = self._e_step(self._check_data(X, "predict_proba"))
+        return np.exp(log_resp)
+
+    def predict(self, X: ArrayLike) -> NDArray[np.intp]:
+        """The most responsible component of each row.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Component indices in ``0 .. n_components - 1``.
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        return np.argmax(self._weighted_log_prob(self._check_data(X, "predict")), axis=1)
+
+    def sample(self, n_samples: int = 1, random_state: int | np.random.RandomState | None = None
+               ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+        """Draw from the fitted mixture: a component from the weights, then that Gaussian.
+
+        Parameters
+        ----------
+        n_samples : int, default 1
+            Number of draws (>= 1).
+        random_state : int, numpy.random.RandomState or None, default None
+            Seed for these draws; None uses the estimator's ``random_state`` (as scikit-learn
+            does, so with a fixed seed every call returns the same draws).
+
+        Returns
+        -------
+        X : ndarray of shape (n_samples, n_features)
+            The draws, grouped by component.
+        y : ndarray of shape (n_samples,)
+            The component of each draw.
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        check_is_fitted(self)
+        n_samples = _positive_int(n_samples, "n_samples", 1, "the number of draws")
+        rng = check_random_state(self.random_state if random_state is None else random_state)
+        counts = rng.multinomial(n_samples, self.weights_ / self.weights_.sum())
+        K, d = self.means_.shape
+        draws = []
+        for k in range(K):
+            z = rng.standard_normal((counts[k], d))
+            if self.covariance_type in ("full", "tied"):
+                cov = self.covariances_ if self.covariance_type == "tied" else self.covariances_[k]
+                draws.append(self.means_[k] + z @ cholesky(cov, name=f"the covariance of component {k}").T)
+            else:
+                draws.append(self.means_[k] + z * np.sqrt(self.covariances_[k]))
+        return np.vstack(draws), np.repeat(np.arange(K), counts)
+
+    # ----------------------------------------------------------------------- model selection
+
+    def _n_parameters(self) -> int:
+        K, d = self.means_.shape
+        covariance = {"full": K * d * (d + 1) // 2, "tied": d * (d + 1) // 2, "diag": K * d,
+                      "spherical": K}[self.covariance_type]
+        return covariance + K * d + K - 1
+
+    def bic(self, X: ArrayLike) -> float:
+        r"""Bayesian information criterion :math:`-2 \log L + p \log n` (lower is better).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+            With :math:`p` the number of free parameters (K - 1 weights, the means, the
+            covariances).
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        n = np.shape(X)[0]
+        return -2.0 * self.score(X) * n + self._n_parameters() * math.log(n)
+
+    def aic(self, X: ArrayLike) -> float:
+        r"""Akaike information criterion :math:`-2 \log L + 2p` (lower is better).
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        float
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        n = np.shape(X)[0]
+        return -2.0 * self.score(X) * n + 2.0 * self._n_parameters()
+

@@ -1,0 +1,440 @@
+r"""What every naive Bayes model of the course shares: input checks, counting, Bayes' rule.
+
+:class:`_BaseNB` keeps the bookkeeping of ``fit`` and ``partial_fit`` (classes, counts, the
+prior) and turns a model's joint log-likelihoods into posteriors, normalised in log space by the
+log-sum-exp over the classes; :class:`_DiscreteNB` adds what the counting models share
+(``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``). The models themselves are in
+:mod:`lecturekit.multinomial_nb`, :mod:`lecturekit.bernoulli_nb` and :mod:`lecturekit.gaussian_nb`;
+:mod:`lecturekit.naive_bayes` gathers them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from lecturekit._checks import check_finite, label
+
+#: The smallest alpha used unless ``force_alpha=True`` (scikit-learn's bound, same warning).
+ALPHA_MIN = 1e-10
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _values(X: Any) -> NDArray[Any]:
+    """The stored values of ``X``: ``X.data`` for a sparse matrix (no densifying), else ``X``."""
+    return X.data if sp.issparse(X) else X
+
+
+def _check_finite(X: Any, name: str, where: str) -> None:
+    check_finite(_values(X), f"X passed to {name}.{where} contains NaN or infinite values; naive "
+                             f"Bayes cannot score them. Remove those rows or impute the values "
+                             f"first (e.g. sklearn.impute.SimpleImputer).")
+
+
+def _validate_X(estimator: BaseEstimator, X: Any, y: Any, where: str, *, reset: bool,
+                sparse: bool) -> tuple[Any, Any]:
+    """validate_data with the course's messages; sparse X stays sparse (CSR or CSC)."""
+    name = type(estimator).__name__
+    accept = ["csr", "csc"] if sparse else False
+    try:
+        if y is None and where != "predict":
+            validate_data(estimator, X, y, reset=reset)  # raises "requires y to be passed"
+        if where == "predict":
+            X = validate_data(estimator, X, reset=False, accept_sparse=accept,
+                              ensure_all_finite=False)
+        else:
+            X, y = validate_data(estimator, X, y, reset=reset, accept_sparse=accept,
+                                 ensure_all_finite=False)
+    except ValueError as exc:
+        if "features, but" in str(exc):
+            raise ValueError(
+                f"{exc} Pass the same columns (the same vocabulary) as in fit, or refit the model."
+            ) from exc
+        raise
+    _check_finite(X, name, where)
+    if y is not None:
+        y = column_or_1d(y, warn=True)
+        if y.dtype.kind not in "biuSU":  # integer, boolean and string labels are always classes
+            try:
+                check_classification_targets(y)
+            except TypeError as exc:
+                raise ValueError(
+                    f"The labels in y cannot be sorted ({exc}); give every label the same type, "
+                    f"e.g. all strings."
+                ) from exc
+    return X, y
+
+
+def _encode(y: NDArray[Any], classes: NDArray[Any], name: str) -> NDArray[np.intp]:
+    """Codes 0..K-1 of the labels ``y`` in the sorted ``classes``; unknown labels are refused."""
+    try:
+        codes = np.searchsorted(classes, y)
+    except TypeError as exc:
+        raise ValueError(
+            f"The labels in y cannot be compared with classes_ {classes.tolist()} ({exc}); give "
+            f"labels of the same type."
+        ) from exc
+    codes = np.clip(codes, 0, classes.size - 1)
+    unknown = classes[codes] != y
+    if np.any(unknown):
+        raise ValueError(
+            f"y holds label(s) {np.unique(y[unknown])[:5].tolist()} that are not among the classes "
+            f"{classes.tolist()} given on the first call to {name}.partial_fit; pass every "
+            f"possible label in `classes` on the first call (e.g. classes=np.unique(y_all))."
+        )
+    return codes.astype(np.intp, copy=False)
+
+
+def _classes(y: Any, name: str, return_codes: bool = False) -> Any:
+    """The sorted distinct labels (and, with ``return_codes``, the code of each label)."""
+    try:
+        classes, codes = np.unique(np.asarray(y), return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(
+            f"The labels cannot be sorted ({exc}); give every label the same type, e.g. all "
+            f"strings."
+        ) from exc
+    if classes.size < 2:
+        shown = f" ({label(classes[0])})" if classes.size else ""
+        raise ValueError(
+            f"{name} needs at least two classes, but it was given only one class{shown}: with one "
+            f"class there is nothing to classify. Add examples of another class (with "
+            f"partial_fit, list every possible label in `classes`)."
+        )
+    return (classes, codes.ravel().astype(np.intp, copy=False)) if return_codes else classes
+
+
+def _class_feature_counts(X: Any, codes: NDArray[np.intp], n_classes: int,
+                          data: NDArray[Any] | None = None) -> NDArray[np.float64]:
+    """The (n_classes, n_features) sums of X over the rows of each class, in one pass.
+
+    Sparse X: one ``np.bincount`` of ``class * n_features + column`` weighted by the stored values
+    (``data`` replaces ``X.data``, e.g. binarised values). Dense X: one BLAS product with the
+    one-hot class indicator.
+    """
+    n, d = X.shape
+    data = _values(X) if data is None else data
+    if sp.issparse(X):
+        if X.format == "csr":
+            keys = np.repeat(codes.astype(np.int64), np.diff(X.indptr))  # class of each value
+            columns = X.indices
+        else:  # csc
+            keys = codes.astype(np.int64)[X.indices]
+            columns = np.repeat(np.arange(d), np.diff(X.indptr))
+        keys *= d
+        keys += columns  # key = class * n_features + column
+        if data.dtype == bool:  # present/absent (BernoulliNB): count the keys of present values
+            counts = np.bincount(keys if data.all() else keys[data], minlength=n_classes * d)
+            return counts.reshape(n_classes, d).astype(np.float64)
+        return np.bincount(keys, weights=data, minlength=n_classes * d).reshape(n_classes, d)
+    indicator = np.zeros((n_classes, n))
+    indicator[codes, np.arange(n)] = 1.0
+    return indicator @ data.astype(np.float64, copy=False)
+
+
+def _normalise(joint: NDArray[np.float64], name: str, *, exponentiate: bool = False) -> NDArray[np.float64]:
+    """Bayes' rule in log space, in place: subtract log p(x), the log-sum-exp over the classes.
+
+    The row maximum is subtracted first, so that the log-sum-exp and the final subtraction work
+    on numbers near 0: with scores near -1e6 (long documents, tiny alpha) subtracting the
+    log-sum-exp directly would leave rows that sum to one only within about 1e-10. After the
+    shift every score is <= 0 and one is exactly 0, so ``exp`` cannot overflow and each row's sum
+    lies in [1, n_classes]: the log-sum-exp is then a plain ``log(sum(exp))``, with no need for
+    ``scipy.special.logsumexp`` to shift again. With ``exponentiate=True`` the probabilities are
+    returned instead (``exp`` once, divided by the row sums).
+    """
+    top = joint.max(axis=1, keepdims=True)
+    if not np.all(np.isfinite(top)):
+        raise ValueError(
+            f"X passed to {name} holds values so large that every class score overflows; rescale "
+            f"the features (e.g. with sklearn.preprocessing.StandardScaler) before fitting and "
+            f"predicting."
+        )
+    joint -= top
+    if exponentiate:
+        np.exp(joint, out=joint)
+        joint /= joint.sum(axis=1, keepdims=True)
+        return joint
+    joint -= np.log(np.exp(joint).sum(axis=1, keepdims=True))
+    return joint
+
+
+# --------------------------------------------------------------------------- shared machinery
+
+
+class _BaseNB(ClassifierMixin, BaseEstimator):
+    """Fit/partial_fit bookkeeping and Bayes' rule, shared by the three models."""
+
+    _sparse = True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._sparse
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def fit(self, X: Any, y: ArrayLike) -> _BaseNB:
+        """Estimate the model from labelled data (forgetting any earlier fit).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Training data (for the discrete models a document-term matrix, CSR or CSC).
+        y : array_like of shape (n_samples,)
+            Class labels of any sortable type; at least two classes.
+
+        Returns
+        -------
+        self
+            The fitted model.
+        """
+        name = type(self).__name__
+        X, y = _validate_X(self, X, y, "fit", reset=True, sparse=self._sparse)
+        classes, codes = _classes(y, name, return_codes=True)
+        self._start(classes, X.shape[1])
+        self._update(X, codes)
+        return self
+
+    def partial_fit(self, X: Any, y: ArrayLike, classes: ArrayLike | None = None) -> _BaseNB:
+        """Update the model with one more batch of labelled data (out-of-core learning).
+
+        The counts are sufficient statistics, so fitting batch by batch gives the same model
+        as one :meth:`fit` on all the data.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            One batch of training data.
+        y : array_like of shape (n_samples,)
+            Its class labels.
+        classes : array_like of shape (n_classes,), optional
+            Every label that may ever appear; required on the first call, optional (and then
+            checked) afterwards.
+
+        Returns
+        -------
+        self
+            The updated model.
+        """
+        name = type(self).__name__
+        first = not hasattr(self, "classes_")
+        if first and classes is None:
+            raise ValueError(
+                f"classes must be passed on the first call to {name}.partial_fit, because later "
+                f"batches may hold labels this one lacks; pass classes=np.unique(y_all)."
+            )
+        X, y = _validate_X(self, X, y, "partial_fit", reset=first, sparse=self._sparse)
+        if classes is not None:
+            given = _classes(classes, name)
+            if given.size != np.size(classes):
+                raise ValueError("classes contains duplicates; list each label once.")
+            if not first and not np.array_equal(given, self.classes_):
+                raise ValueError(
+                    f"classes={given.tolist()} differs from classes_={self.classes_.tolist()} of "
+                    f"the earlier calls; pass the same classes, or call fit to start over."
+                )
+            if first:
+                self._start(given, X.shape[1])
+        self._update(X, _encode(y, self.classes_, name))
+        return self
+
+    # subclasses: _start(classes, n_features) sets classes_ and zero counters;
+    #             _update(X, codes) adds the counts of a batch and recomputes the estimates;
+    #             _joint(X) returns log p(x, y = c) for a validated X.
+
+    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """Log joint probabilities :math:`\\log p(x, y = c)`, one column per class.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X, _ = _validate_X(self, X, None, "predict", reset=False, sparse=self._sparse)
+        return self._joint(X)
+
+    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """Log posterior probabilities :math:`\\log p(y = c \\mid x)` (Bayes' rule, log-sum-exp).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return _normalise(self.predict_joint_log_proba(X), type(self).__name__)
+
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
+        """Posterior probabilities :math:`p(y = c \\mid x)`; each row sums to one.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return _normalise(self.predict_joint_log_proba(X), type(self).__name__, exponentiate=True)
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """The most probable class of each row (the maximum of the joint log probability).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        joint = self.predict_joint_log_proba(X)
+        return self.classes_[np.argmax(joint, axis=1)]
+
+    def _sample_classes(self, n_samples: int, y: ArrayLike | None, rng: np.random.Generator):
+        name = type(self).__name__
+        check_is_fitted(self)
+        if isinstance(n_samples, bool) or not isinstance(n_samples, Integral) or n_samples < 0:
+            raise ValueError(f"n_samples must be an integer >= 0; got {n_samples!r}.")
+        if y is None:
+            prior = np.exp(self.class_log_prior_)
+            codes = rng.choice(self.classes_.size, size=n_samples, p=prior / prior.sum())
+        else:
+            y = column_or_1d(np.asarray(y))
+            if y.size != n_samples:
+                raise ValueError(
+                    f"y has {y.size} labels but n_samples={n_samples}; give one label per sample."
+                )
+            codes = _encode(y, self.classes_, name)
+        return codes, self.classes_[codes]
+
+
+class _DiscreteNB(_BaseNB):
+    """Counting models: alpha, force_alpha, fit_prior, class_prior."""
+
+    def _start(self, classes: NDArray[Any], n_features: int) -> None:
+        self.classes_ = classes
+        self.class_count_ = np.zeros(classes.size)
+        self.feature_count_ = np.zeros((classes.size, n_features))
+
+    def _alpha(self) -> float:
+        name = type(self).__name__
+        alpha = self.alpha
+        if isinstance(alpha, bool) or not isinstance(alpha, Real) or not np.isfinite(alpha) or alpha < 0:
+            raise ValueError(
+                f"alpha is the pseudo-count added to every count and must be a finite number "
+                f">= 0; got {alpha!r}. Use alpha=1.0 (Laplace smoothing) or a smaller positive "
+                f"value such as 0.1; {name} does not take one alpha per feature."
+            )
+        if alpha < ALPHA_MIN and not self.force_alpha:
+            warnings.warn(
+                f"alpha too small will result in numeric errors, setting alpha = {ALPHA_MIN:.1e}. "
+                f"Use `force_alpha=True` to keep alpha unchanged.",
+                UserWarning,
+                stacklevel=4,
+            )
+            return ALPHA_MIN
+        return float(alpha)
+
+    def _class_log_prior(self) -> NDArray[np.float64]:
+        n_classes = self.classes_.size
+        if self.class_prior is not None:
+            prior = np.asarray(self.class_prior, dtype=float)
+            if prior.ndim != 1 or prior.size != n_classes:
+                raise ValueError(
+                    f"class_prior has shape {prior.shape} but there are {n_classes} classes "
+                    f"{self.classes_.tolist()}; give one prior per class, in that (sorted) order."
+                )
+            if not np.all(np.isfinite(prior)) or np.any(prior < 0) or abs(prior.sum() - 1) > 1e-9:
+                raise ValueError(
+                    f"class_prior must hold non-negative probabilities that sum to one; got "
+                    f"{prior.tolist()}. Divide by the sum if they are counts or weights."
+                )
+            with np.errstate(divide="ignore"):  # a zero prior rules a class out
+                return np.log(prior)
+        if self.fit_prior:
+            with np.errstate(divide="ignore"):  # a class not seen yet (partial_fit)
+                return np.log(self.class_count_) - np.log(self.class_count_.sum())
+        return np.full(n_classes, -np.log(n_classes))
+
+    def _update(self, X: Any, codes: NDArray[np.intp]) -> None:
+        alpha = self._alpha()
+        data = self._data(X)
+        counts = _class_feature_counts(X, codes, self.classes_.size, data)
+        if self.class_count_.any():
+            self.feature_count_ += counts
+        else:  # the first batch: no need to add to zeros
+            self.feature_count_ = counts
+        self.class_count_ += np.bincount(codes, minlength=self.classes_.size)
+        self._estimate(alpha)
+        self.class_log_prior_ = self._class_log_prior()
+
+    def _with_data(self, X: Any, data: NDArray[Any]) -> Any:
+        """X with its stored values replaced by ``data`` (same structure, nothing densified)."""
+        if data is _values(X):
+            return X
+        if sp.issparse(X):
+            return type(X)((data, X.indices, X.indptr), shape=X.shape)
+        return data
+
+    def _scores(self, X: Any, log_yes: NDArray[np.float64],
+                log_no: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+        r"""Sum over features of :math:`x_j \log a_{cj}` (+ :math:`(1-x_j) \log b_{cj}`) + log prior.
+
+        Fast path: one sparse-times-dense product. When a probability is exactly 0 (alpha = 0 with
+        force_alpha) the zero entries of X must contribute 0, not ``0 * -inf = NaN``; the
+        impossible classes are then marked with a second product of X with the 0/1 mask of the
+        zero probabilities.
+        """
+        if not self._has_zero:
+            weights = log_yes if log_no is None else log_yes - log_no
+            joint = np.asarray(X @ weights.T)
+            joint += self.class_log_prior_ if log_no is None else self.class_log_prior_ + log_no.sum(axis=1)
+            return joint
+        zero_yes = np.isneginf(log_yes)
+        zero_no = None if log_no is None else np.isneginf(log_no)
+        finite_yes = np.where(zero_yes, 0.0, log_yes)
+        impossible = np.asarray(X @ zero_yes.T.astype(float)) > 0
+        if log_no is None:
+            joint = np.asarray(X @ finite_yes.T)
+        else:
+            finite_no = np.where(zero_no, 0.0, log_no)
+            joint = np.asarray(X @ (finite_yes - finite_no).T) + finite_no.sum(axis=1)
+            # (1 - x_j) log b_cj with b_cj = 0 is impossible wherever x_j = 0
+            absent_hits = zero_no.sum(axis=1) - np.asarray(X @ zero_no.T.astype(float))
+            impossible |= absent_hits > 0
+        joint[impossible] = -np.inf
+        joint += self.class_log_prior_
+        stuck = np.all(np.isneginf(joint), axis=1)
+        if np.any(stuck):
+            warnings.warn(
+                f"{stuck.sum()} row(s) of X have probability zero under every class (alpha=0 "
+                f"with force_alpha=True and a feature value never seen with any class); their "
+                f"probabilities fall back to the class prior. Use alpha > 0 to avoid this.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+            joint[stuck] = np.where(np.isneginf(self.class_log_prior_), -np.inf, self.class_log_prior_)
+            joint[stuck & np.all(np.isneginf(joint), axis=1)] = 0.0
+        return joint
+
+    def _sample_rng(self, random_state):
+        return np.random.default_rng(check_random_state(random_state).randint(2**32)) \
+            if not isinstance(random_state, np.random.Generator) else random_state
