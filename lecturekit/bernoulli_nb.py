@@ -101,12 +101,13 @@ class BernoulliNB(_DiscreteNB):
         return values > threshold  # boolean: _class_feature_counts counts the True values
 
     def _estimate(self, alpha: float) -> None:
-        # p_cj depends on N_cj only through the integer N_cj in 0..N_c. With fewer possible counts
+        # p_cj depends on N_cj only through the integer N_cj in 0..N_c (when no sample_weight was
+        # fractional). With fewer possible counts
         # than features (the usual case for text) the estimate is computed once per possible
         # count, in a table, and looked up; otherwise once per feature. Either way, the two
         # outcomes (present, absent) lie along the first axis of the counts given to add_k.
         n_max = int(self.class_count_.max())
-        if n_max + 1 < self.feature_count_.shape[1]:
+        if self._whole_counts and n_max + 1 < self.feature_count_.shape[1]:
             present = np.broadcast_to(np.arange(n_max + 1.0), (self.classes_.size, n_max + 1))
             # absent = N_c - n; clipped at 0 for n > N_c, entries that no feature can look up
             absent = np.maximum(self.class_count_[:, np.newaxis] - present, 0.0)

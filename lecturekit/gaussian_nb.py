@@ -23,8 +23,10 @@ class GaussianNB(_BaseNB):
     The estimates are the class means :math:`\mu_{cj}` (``theta_``) and the maximum-likelihood
     variances :math:`\sigma^2_{cj}` (divided by :math:`n_c`, not :math:`n_c - 1`) plus
     ``epsilon_ = var_smoothing * max_j Var(x_j)``, the largest variance of any feature over *all*
-    training data, as in scikit-learn. :meth:`partial_fit` merges batches with the pairwise update
-    of Chan, Golub and LeVeque (1979), and keeps running totals of the overall variance as well,
+    training data, as in scikit-learn (with ``sample_weight`` the class means and variances are
+    weighted, ``epsilon_`` is not, as in scikit-learn). :meth:`partial_fit` merges batches with
+    the pairwise update of Chan, Golub and LeVeque (1979), weighted as scikit-learn's
+    ``_update_mean_variance``, and keeps running totals of the overall variance as well,
     so that ``epsilon_`` (and hence ``var_``) is the same as after one :meth:`fit` on all the data.
     (scikit-learn recomputes ``epsilon_`` from the latest batch alone.)
 
@@ -39,6 +41,7 @@ class GaussianNB(_BaseNB):
     ----------
     classes_ : ndarray of shape (n_classes,)
     class_count_ : ndarray of shape (n_classes,)
+        Number (with ``sample_weight``, total weight) of training points of each class.
     class_prior_ : ndarray of shape (n_classes,)
     class_log_prior_ : ndarray of shape (n_classes,)
     theta_ : ndarray of shape (n_classes, n_features)
@@ -85,7 +88,8 @@ class GaussianNB(_BaseNB):
         var = (n_a * var_a + n_b * var_b + delta**2 * (n_a * n_b / n)) / n
         return n, mean, var
 
-    def _update(self, X: NDArray[Any], codes: NDArray[np.intp]) -> None:
+    def _update(self, X: NDArray[Any], codes: NDArray[np.intp],
+                sample_weight: NDArray[np.float64] | None = None) -> None:
         smoothing = self.var_smoothing
         if isinstance(smoothing, bool) or not isinstance(smoothing, Real) or not np.isfinite(smoothing) \
                 or smoothing < 0:
@@ -94,10 +98,21 @@ class GaussianNB(_BaseNB):
             )
         X = np.asarray(X, dtype=np.float64)
         for c in np.unique(codes):
-            X_c = X[codes == c]
-            n, mean, var = self._merge(self.class_count_[c], self.theta_[c], self._mle_var[c],
-                                       X_c.shape[0], X_c.mean(axis=0), X_c.var(axis=0))
-            self.class_count_[c], self.theta_[c], self._mle_var[c] = n, mean, var
+            rows = codes == c
+            X_c = X[rows]
+            if sample_weight is None:
+                batch = X_c.shape[0], X_c.mean(axis=0), X_c.var(axis=0)
+            else:  # weighted mean and (MLE) variance, as scikit-learn's _update_mean_variance
+                w_c = sample_weight[rows]
+                n_c = float(w_c.sum())
+                if np.isclose(n_c, 0.0):  # rows of weight ~0 leave the estimates unchanged
+                    self.class_count_[c] += n_c
+                    continue
+                mean = np.average(X_c, axis=0, weights=w_c)
+                batch = n_c, mean, np.average((X_c - mean) ** 2, axis=0, weights=w_c)
+            self.class_count_[c], self.theta_[c], self._mle_var[c] = self._merge(
+                self.class_count_[c], self.theta_[c], self._mle_var[c], *batch)
+        # epsilon_ comes from the unweighted variance of X, as in scikit-learn
         self._total = self._merge(*self._total, X.shape[0], X.mean(axis=0), X.var(axis=0))
         self.epsilon_ = float(smoothing * np.max(self._total[2]))
         self.var_ = self._mle_var + self.epsilon_

@@ -115,31 +115,75 @@ def _classes(y: Any, name: str, return_codes: bool = False) -> Any:
     return (classes, codes.ravel().astype(np.intp, copy=False)) if return_codes else classes
 
 
+def _check_sample_weight(sample_weight: Any, n_samples: int, name: str,
+                         where: str) -> NDArray[np.float64] | None:
+    """``sample_weight`` as a float64 array of shape (n_samples,), or None for "all ones".
+
+    As in scikit-learn, a single number weighs every row alike; unlike scikit-learn, negative
+    weights are refused (a weight is how many times a row counts, so the counts stay counts).
+    """
+    if sample_weight is None:
+        return None
+    problem = f"sample_weight passed to {name}.{where}"
+    fix = (f"Give one finite weight >= 0 per row of X ({n_samples} rows), e.g. "
+           f"np.ones({n_samples}), or None for equal weights.")
+    if sp.issparse(sample_weight):
+        raise ValueError(f"{problem} is a sparse matrix; pass a 1-D array. {fix}")
+    if isinstance(sample_weight, Real) and not isinstance(sample_weight, bool):
+        weights = np.full(n_samples, float(sample_weight))
+    else:
+        try:
+            weights = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{problem} is not numeric ({exc}). {fix}") from exc
+        if weights.ndim != 1:
+            raise ValueError(f"{problem} has shape {weights.shape}; it must be 1-D. {fix}")
+        if weights.size != n_samples:
+            raise ValueError(
+                f"{problem} has {weights.size} weights but X has {n_samples} rows. {fix}"
+            )
+    if not np.all(np.isfinite(weights)):
+        raise ValueError(f"{problem} contains NaN or infinite values. {fix}")
+    if np.any(weights < 0):
+        raise ValueError(f"{problem} contains negative weights (a weight counts a row). {fix}")
+    if n_samples and not np.any(weights):
+        raise ValueError(f"{problem} is zero for every row, so there is nothing to learn. {fix}")
+    return weights
+
+
+def _per_value(X: Any, per_row: NDArray[Any]) -> NDArray[Any]:
+    """The entry of ``per_row`` for the row of each stored value of the sparse ``X`` (CSR or CSC)."""
+    if X.format == "csr":
+        return np.repeat(per_row, np.diff(X.indptr))
+    return per_row[X.indices]
+
+
 def _class_feature_counts(X: Any, codes: NDArray[np.intp], n_classes: int,
-                          data: NDArray[Any] | None = None) -> NDArray[np.float64]:
+                          data: NDArray[Any] | None = None,
+                          sample_weight: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """The (n_classes, n_features) sums of X over the rows of each class, in one pass.
 
     Sparse X: one ``np.bincount`` of ``class * n_features + column`` weighted by the stored values
-    (``data`` replaces ``X.data``, e.g. binarised values). Dense X: one BLAS product with the
-    one-hot class indicator.
+    (``data`` replaces ``X.data``, e.g. binarised values) times the row weights. Dense X: one BLAS
+    product with the class indicator, which holds the row weights (or ones).
     """
     n, d = X.shape
     data = _values(X) if data is None else data
     if sp.issparse(X):
-        if X.format == "csr":
-            keys = np.repeat(codes.astype(np.int64), np.diff(X.indptr))  # class of each value
-            columns = X.indices
-        else:  # csc
-            keys = codes.astype(np.int64)[X.indices]
-            columns = np.repeat(np.arange(d), np.diff(X.indptr))
+        keys = _per_value(X, codes.astype(np.int64))  # class of each value
         keys *= d
-        keys += columns  # key = class * n_features + column
+        keys += X.indices if X.format == "csr" else np.repeat(np.arange(d), np.diff(X.indptr))
+        weights = None if sample_weight is None else _per_value(X, sample_weight)
         if data.dtype == bool:  # present/absent (BernoulliNB): count the keys of present values
-            counts = np.bincount(keys if data.all() else keys[data], minlength=n_classes * d)
-            return counts.reshape(n_classes, d).astype(np.float64)
-        return np.bincount(keys, weights=data, minlength=n_classes * d).reshape(n_classes, d)
+            if not data.all():
+                keys = keys[data]
+                weights = None if weights is None else weights[data]
+            counts = np.bincount(keys, weights=weights, minlength=n_classes * d)
+            return counts.reshape(n_classes, d).astype(np.float64, copy=False)
+        weights = data if weights is None else weights * data
+        return np.bincount(keys, weights=weights, minlength=n_classes * d).reshape(n_classes, d)
     indicator = np.zeros((n_classes, n))
-    indicator[codes, np.arange(n)] = 1.0
+    indicator[codes, np.arange(n)] = 1.0 if sample_weight is None else sample_weight
     return indicator @ data.astype(np.float64, copy=False)
 
 
@@ -184,7 +228,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.poor_score = True
         return tags
 
-    def fit(self, X: Any, y: ArrayLike) -> _BaseNB:
+    def fit(self, X: Any, y: ArrayLike, sample_weight: ArrayLike | None = None) -> _BaseNB:
         """Estimate the model from labelled data (forgetting any earlier fit).
 
         Parameters
@@ -193,6 +237,9 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
             Training data (for the discrete models a document-term matrix, CSR or CSC).
         y : array_like of shape (n_samples,)
             Class labels of any sortable type; at least two classes.
+        sample_weight : array_like of shape (n_samples,) or float, optional
+            How much each row counts (finite, >= 0, not all 0): the counts, means and variances
+            are weighted sums, so an integer weight equals repeating the row. None: all ones.
 
         Returns
         -------
@@ -202,11 +249,13 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         name = type(self).__name__
         X, y = _validate_X(self, X, y, "fit", reset=True, sparse=self._sparse)
         classes, codes = _classes(y, name, return_codes=True)
+        weights = _check_sample_weight(sample_weight, X.shape[0], name, "fit")
         self._start(classes, X.shape[1])
-        self._update(X, codes)
+        self._update(X, codes, weights)
         return self
 
-    def partial_fit(self, X: Any, y: ArrayLike, classes: ArrayLike | None = None) -> _BaseNB:
+    def partial_fit(self, X: Any, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> _BaseNB:
         """Update the model with one more batch of labelled data (out-of-core learning).
 
         The counts are sufficient statistics, so fitting batch by batch gives the same model
@@ -221,6 +270,8 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
         classes : array_like of shape (n_classes,), optional
             Every label that may ever appear; required on the first call, optional (and then
             checked) afterwards.
+        sample_weight : array_like of shape (n_samples,) or float, optional
+            How much each row of this batch counts, as in :meth:`fit`.
 
         Returns
         -------
@@ -235,6 +286,7 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
                 f"batches may hold labels this one lacks; pass classes=np.unique(y_all)."
             )
         X, y = _validate_X(self, X, y, "partial_fit", reset=first, sparse=self._sparse)
+        weights = _check_sample_weight(sample_weight, X.shape[0], name, "partial_fit")
         if classes is not None:
             given = _classes(classes, name)
             if given.size != np.size(classes):
@@ -246,11 +298,15 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
                 )
             if first:
                 self._start(given, X.shape[1])
-        self._update(X, _encode(y, self.classes_, name))
+        self._update(X, _encode(y, self.classes_, name), weights)
         return self
 
     # subclasses: _start(classes, n_features) sets classes_ and zero counters;
-    #             _update(X, codes) adds the counts of a batch and recomputes the estimates;
+    #             _update(X, codes, sample_weight=None) adds the (weighted) counts of a batch and
+    #                 recomputes the estimates; codes are the class indices 0..K-1 of the rows,
+    #                 sample_weight is None (every row counts once: keep that path fast) or a
+    #                 float64 array of shape (n_samples,) checked by _check_sample_weight
+    #                 (finite, >= 0, not all zero); the weighted class counts go to class_count_;
     #             _joint(X) returns log p(x, y = c) for a validated X.
 
     def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
@@ -333,6 +389,7 @@ class _DiscreteNB(_BaseNB):
         self.classes_ = classes
         self.class_count_ = np.zeros(classes.size)
         self.feature_count_ = np.zeros((classes.size, n_features))
+        self._whole_counts = True  # every count so far an integer (no fractional sample_weight)
 
     def _alpha(self) -> float:
         name = type(self).__name__
@@ -374,15 +431,18 @@ class _DiscreteNB(_BaseNB):
                 return np.log(self.class_count_) - np.log(self.class_count_.sum())
         return np.full(n_classes, -np.log(n_classes))
 
-    def _update(self, X: Any, codes: NDArray[np.intp]) -> None:
+    def _update(self, X: Any, codes: NDArray[np.intp],
+                sample_weight: NDArray[np.float64] | None = None) -> None:
         alpha = self._alpha()
         data = self._data(X)
-        counts = _class_feature_counts(X, codes, self.classes_.size, data)
+        counts = _class_feature_counts(X, codes, self.classes_.size, data, sample_weight)
         if self.class_count_.any():
             self.feature_count_ += counts
         else:  # the first batch: no need to add to zeros
             self.feature_count_ = counts
-        self.class_count_ += np.bincount(codes, minlength=self.classes_.size)
+        self.class_count_ += np.bincount(codes, weights=sample_weight, minlength=self.classes_.size)
+        if sample_weight is not None and np.any(sample_weight % 1):
+            self._whole_counts = False  # fractional counts (BernoulliNB cannot use its table)
         self._estimate(alpha)
         self.class_log_prior_ = self._class_log_prior()
 
