@@ -120,6 +120,7 @@ class BernoulliNB(_DiscreteNB):
             counts = np.empty((2,) + self.feature_count_.shape)
             counts[0] = self.feature_count_
             np.subtract(self.class_count_[:, np.newaxis], self.feature_count_, out=counts[1])
+            np.maximum(counts[1], 0.0, out=counts[1])  # rounding of weighted sums: not below 0
             with np.errstate(divide="ignore"):
                 logs = np.log(add_k(counts, alpha, axis=0), out=counts)
         self.feature_log_prob_, self._log_absent = logs[0], logs[1]
