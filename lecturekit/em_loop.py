@@ -10,6 +10,7 @@ notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb.
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable
 from numbers import Integral, Real
@@ -40,22 +41,59 @@ def _log_posterior(joint: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDA
     return log_norm, joint - log_norm[:, np.newaxis]
 
 
+class _VerbosePrinter:
+    """Progress messages of an EM fit, printed to stdout in scikit-learn's words and format.
+
+    ``verbose=0`` prints nothing; 1 prints each initialisation, every ``interval``-th iteration
+    and whether the initialisation converged; 2 or more adds the time taken and the change of
+    the objective (as :class:`sklearn.mixture.GaussianMixture` does).
+    """
+
+    def __init__(self, verbose: int, interval: int):
+        self.verbose, self.interval = int(verbose), interval
+
+    def init_begin(self, init: int) -> None:
+        if self.verbose >= 1:
+            print("Initialization %d" % init)
+            self.init_time = self.iter_time = time.time()
+
+    def iteration_end(self, n_iter: int, change: float) -> None:
+        if self.verbose >= 1 and n_iter % self.interval == 0:
+            if self.verbose == 1:
+                print("  Iteration %d" % n_iter)
+            else:
+                now = time.time()
+                print("  Iteration %d\t time lapse %.5fs\t ll change %.5f" % (n_iter, now - self.iter_time, change))
+                self.iter_time = now
+
+    def init_end(self, bound: float, converged: bool) -> None:
+        message = "converged" if converged else "did not converge"
+        if self.verbose == 1:
+            print(f"Initialization {message}.")
+        elif self.verbose >= 2:
+            print(f"Initialization {message}. time lapse {time.time() - self.init_time:.5f}s\t lower bound"
+                  f" {bound:.5f}.")
+
+
 def _iterate(e_step: Callable[[], tuple[float, Any]], m_step: Callable[[Any], None], max_iter: int,
-             tol: float) -> tuple[list[float], bool]:
+             tol: float, bound: float = -np.inf, printer: _VerbosePrinter | None = None
+             ) -> tuple[list[float], bool]:
     """The EM loop shared by every model here: E-step, M-step, until the objective settles.
 
     ``e_step()`` returns the objective at the current parameters and the (log) responsibilities;
     ``m_step(responsibilities)`` updates the parameters in place. Stops after ``max_iter``
-    iterations or when the objective changed by less than ``tol``; returns the objective of each
-    iteration and whether it converged.
+    iterations or when the objective changed by less than ``tol`` (the first iteration compares
+    with ``bound``: -inf, or the last objective of the fit that a warm start continues); returns
+    the objective of each iteration and whether it converged.
     """
     history: list[float] = []
-    bound = -np.inf
-    for _ in range(max_iter):
+    for n_iter in range(1, max_iter + 1):
         previous = bound
         bound, responsibilities = e_step()
         m_step(responsibilities)
         history.append(bound)
+        if printer is not None:
+            printer.iteration_end(n_iter, bound - previous)
         if abs(bound - previous) < tol:
             return history, True
     return history, False
@@ -63,33 +101,40 @@ def _iterate(e_step: Callable[[], tuple[float, Any]], m_step: Callable[[Any], No
 
 def _run_em(model: BaseEstimator, start: Callable[[], None], e_step: Callable[[], tuple[float, Any]],
             m_step: Callable[[Any], None], parameters: tuple[str, ...], n_init: int, *, objective: str,
-            advice: str) -> None:
+            advice: str, bound: float = -np.inf, printer: _VerbosePrinter | None = None,
+            stacklevel: int = 3) -> None:
     """EM from ``n_init`` starts, keeping the one with the largest final objective.
 
     ``start()`` sets the initial parameters; the attributes named in ``parameters`` are kept from
     the best start. Sets ``history_``, ``n_iter_``, ``converged_`` and ``lower_bound_`` and warns
-    (``objective`` and ``advice`` phrase it) if the kept start did not converge.
+    (``objective`` and ``advice`` phrase it; ``stacklevel`` counts from here to the user's call)
+    if the kept start did not converge. ``bound`` and ``printer`` are passed on to
+    :func:`_iterate`.
     """
     best = None
-    for _ in range(n_init):
+    for init in range(n_init):
+        if printer is not None:
+            printer.init_begin(init)
         start()
-        history, converged = _iterate(e_step, m_step, model.max_iter, model.tol)
-        bound = history[-1] if history else -np.inf
-        if best is None or bound > best[0]:
-            best = (bound, history, converged, [getattr(model, name) for name in parameters])
-    bound, history, model.converged_, values = best
+        history, converged = _iterate(e_step, m_step, model.max_iter, model.tol, bound, printer)
+        if printer is not None and model.max_iter > 0:
+            printer.init_end(history[-1], converged)
+        final = history[-1] if history else -np.inf
+        if best is None or final > best[0]:
+            best = (final, history, converged, [getattr(model, name) for name in parameters])
+    final, history, model.converged_, values = best
     for name, value in zip(parameters, values):
         setattr(model, name, value)
     model.history_ = np.array(history, dtype=float)
     model.n_iter_ = len(history)
-    model.lower_bound_ = float(bound)
+    model.lower_bound_ = float(final)
     if not model.converged_ and model.max_iter > 0:
         warnings.warn(
             f"EM did not converge: after max_iter={model.max_iter} iterations the {objective} "
             f"still changed by more than tol={model.tol}. Increase max_iter, loosen tol, or "
             f"{advice}.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
 
 

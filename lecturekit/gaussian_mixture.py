@@ -18,7 +18,6 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.linalg import cho_solve
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
@@ -31,13 +30,17 @@ from lecturekit.em_loop import (
     _non_negative,
     _positive_int,
     _run_em,
+    _VerbosePrinter,
 )
 from lecturekit.gaussian import cholesky
 from lecturekit.mixture_steps import (
-    _LOG_2PI,
     COVARIANCE_TYPES,
+    _check_covariances,
+    _initial_values,
     _log_gaussians,
     _m_step,
+    _precisions,
+    _precisions_cholesky,
 )
 
 __all__ = ["GaussianMixture"]
@@ -89,6 +92,16 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     random_state : int, numpy.random.RandomState or None, default None
         Seed of the initialisation (as in scikit-learn, the same seed gives the same k-means
         labels) and of :meth:`sample`.
+    warm_start : bool, default False
+        If True, every :meth:`fit` after the first continues from the fitted parameters (one
+        start, ``n_init`` and the initial values ignored; the first iteration's change is
+        measured from ``lower_bound_``). ``n_components`` and ``covariance_type`` must not change.
+    verbose : int, default 0
+        0 prints nothing; 1 prints each initialisation and every ``verbose_interval``-th
+        iteration; 2 also the time taken and the change of the lower bound (to stdout, in
+        scikit-learn's format).
+    verbose_interval : int, default 10
+        Iterations between two printed ones.
 
     Attributes
     ----------
@@ -98,17 +111,24 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         Component means :math:`\mu_k`.
     covariances_ : ndarray
         Covariances (plus ``reg_covar``), shaped as described under ``precisions_init``.
+    precisions_ : ndarray
+        Inverse covariances, shaped like ``covariances_`` (computed from them).
+    precisions_cholesky_ : ndarray
+        Upper triangular :math:`U_k` with :math:`U_k U_k^\top` the precision (:math:`1/\sigma`
+        for "diag" and "spherical"), shaped like ``covariances_``.
     converged_ : bool
         Whether the kept initialisation converged within ``max_iter`` iterations.
     n_iter_ : int
-        Number of EM iterations of the kept initialisation.
+        Number of EM iterations of the kept initialisation (of this call, with a warm start).
     lower_bound_ : float
         Its last mean log-likelihood per sample (-inf if ``max_iter=0``).
-    history_ : ndarray of shape (n_iter_,)
+    lower_bounds_ : ndarray of shape (n_iter_,)
         Its mean log-likelihood per sample at each iteration, measured in the E-step (before the
         M-step of that iteration). Plain EM (``reg_covar=0``) never decreases it; the floor
         ``reg_covar`` may cost up to about :math:`(r/\lambda)^2/4` per eigenvalue
-        :math:`\lambda` of a covariance. ``history_[-1] == lower_bound_``.
+        :math:`\lambda` of a covariance. ``lower_bounds_[-1] == lower_bound_``.
+    history_ : ndarray of shape (n_iter_,)
+        The same as ``lower_bounds_`` (the name the other EM models of the course use).
     n_features_in_ : int
         Number of features seen during :meth:`fit`.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -122,7 +142,11 @@ class GaussianMixture(DensityMixin, BaseEstimator):
     >>> model = GaussianMixture(n_components=2, random_state=0).fit(X)
     >>> np.sort(model.means_.ravel()).round(1)
     array([-2.9,  3. ])
-    >>> bool(np.all(np.diff(model.history_) >= 0))
+    >>> bool(np.all(np.diff(model.lower_bounds_) >= 0))
+    True
+    >>> bool(np.array_equal(model.fit_predict(X), model.predict(X)))
+    True
+    >>> bool(np.allclose(model.precisions_, 1.0 / model.covariances_))  # 1 x 1 covariances
     True
 
     Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
@@ -142,6 +166,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         means_init: ArrayLike | None = None,
         precisions_init: ArrayLike | None = None,
         random_state: int | np.random.RandomState | None = None,
+        warm_start: bool = False,
+        verbose: int = 0,
+        verbose_interval: int = 10,
     ):
         self.n_components = n_components
         self.covariance_type = covariance_type
@@ -154,6 +181,9 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         self.means_init = means_init
         self.precisions_init = precisions_init
         self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+        self.verbose_interval = verbose_interval
 
     # ----------------------------------------------------------------------- fitting
 
@@ -176,8 +206,10 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         ------
         ValueError
             For NaN or infinite values, a one-dimensional ``X``, fewer points than components,
-            invalid parameters or initial values, or a covariance that becomes singular (with
-            ``reg_covar=0``).
+            invalid parameters or initial values, a warm start whose ``n_components``,
+            ``covariance_type`` or number of features differ from the previous fit, or a
+            covariance that becomes singular (with ``reg_covar=0``), in any M-step including
+            the last.
 
         Warns
         -----
@@ -188,8 +220,36 @@ class GaussianMixture(DensityMixin, BaseEstimator):
 
         Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """
+        self._fit(X)
+        return self
+
+    def fit_predict(self, X: ArrayLike, y: None = None) -> NDArray[np.intp]:
+        """Fit by EM as :meth:`fit` does, then return the most responsible component of each row.
+
+        The labels come from one more E-step at the fitted parameters, so ``fit_predict(X)``
+        equals ``fit(X).predict(X)`` for any ``max_iter`` and ``tol``.
+
+        Parameters
+        ----------
+        X : array_like of shape (n_samples, n_features)
+        y : None
+            Ignored; present for the scikit-learn API.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Component indices in ``0 .. n_components - 1``.
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
+        """
+        return np.argmax(self._fit(X), axis=1)
+
+    def _fit(self, X: ArrayLike) -> NDArray[np.float64]:
+        """:meth:`fit`; returns the log responsibilities of ``X`` under the fitted parameters."""
         self._check_params()
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False)
+        # A warm start continues from the fitted parameters: one start, no initialisation.
+        warm = bool(self.warm_start) and hasattr(self, "converged_")
+        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False, reset=not warm)
         _check_finite(X, "fit")
         n, d = X.shape
         K = self.n_components
@@ -198,13 +258,20 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 f"GaussianMixture(n_components={K}) needs at least {K} points, but X has {n}; "
                 f"use n_components <= {n} or pass more data."
             )
-        initial = self._check_initial_values(d)
+        initial = _initial_values(self, d)
         random_state = check_random_state(self.random_state)
-
-        _run_em(self, lambda: self._initialise(X, random_state, initial), lambda: self._e_step(X),
-                lambda log_resp: self._m_step(X, log_resp), ("weights_", "means_", "covariances_"),
-                self.n_init, objective="mean log-likelihood",
-                advice="try another initialisation (n_init, random_state)")
+        if warm:
+            self._check_warm_start()
+            start, n_init, bound = (lambda: None), 1, self.lower_bound_
+        else:
+            start, n_init, bound = (lambda: self._initialise(X, random_state, initial)), self.n_init, -np.inf
+        _run_em(self, start, lambda: self._e_step(X), lambda log_resp: self._m_step(X, log_resp),
+                ("weights_", "means_", "covariances_"), n_init, objective="mean log-likelihood",
+                advice="try another initialisation (n_init, random_state)", bound=bound,
+                printer=_VerbosePrinter(self.verbose, self.verbose_interval), stacklevel=4)
+        self.lower_bounds_ = self.history_.copy()
+        self._fitted_shape = (K, self.covariance_type)
+        _, log_resp = self._e_step(X)  # the final E-step: fit_predict(X) == fit(X).predict(X)
         counts = self.weights_ * n
         empty = np.flatnonzero(counts < 1.0)
         if empty.size:
@@ -215,9 +282,19 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 f"Use fewer components, another initialisation (n_init > 1, random_state), or "
                 f"check the data for duplicated or outlying points.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        return self
+        return log_resp
+
+    def _check_warm_start(self) -> None:
+        fitted = getattr(self, "_fitted_shape", (self.means_.shape[0], self.covariance_type))
+        if fitted != (self.n_components, self.covariance_type):
+            raise ValueError(
+                f"warm_start=True continues the previous fit, which had n_components={fitted[0]} "
+                f"and covariance_type={fitted[1]!r}, but the model now has "
+                f"n_components={self.n_components} and covariance_type={self.covariance_type!r}. "
+                f"Set warm_start=False to start afresh, or restore the previous values."
+            )
 
     def _check_params(self) -> None:
         _positive_int(self.n_components, "n_components", 1, "the number of Gaussians")
@@ -236,49 +313,13 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                                                    "covariance, e.g. 1e-6.")
         _positive_int(self.max_iter, "max_iter", 0, "the number of EM iterations")
         _positive_int(self.n_init, "n_init", 1, "the number of initialisations")
-
-    def _check_initial_values(self, d: int) -> dict[str, NDArray[np.float64]]:
-        K, kind = self.n_components, self.covariance_type
-        initial = {}
-        for name, shape in (("weights_init", (K,)), ("means_init", (K, d)),
-                            ("precisions_init", {"full": (K, d, d), "tied": (d, d),
-                                                 "diag": (K, d), "spherical": (K,)}[kind])):
-            value = getattr(self, name)
-            if value is None:
-                continue
-            try:
-                value = np.array(value, dtype=float)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"{name} must be numeric; got {value!r}.") from exc
-            if value.shape != shape:
-                raise ValueError(
-                    f"{name} has shape {value.shape}, but n_components={K}, {d} features and "
-                    f"covariance_type={kind!r} need shape {shape}."
-                )
-            if not np.all(np.isfinite(value)):
-                raise ValueError(f"{name} contains NaN or infinite values; pass finite numbers.")
-            initial[name] = value
-        weights = initial.get("weights_init")
-        if weights is not None and (np.any(weights < 0) or abs(weights.sum() - 1.0) > 1e-9):
-            raise ValueError(
-                f"weights_init must be non-negative and sum to one; got {weights.tolist()}."
-            )
-        precisions = initial.get("precisions_init")
-        if precisions is not None:
-            # The covariances are the inverses; cho_solve with each Cholesky factor inverts them.
-            if kind in ("diag", "spherical"):
-                if np.any(precisions <= 0):
-                    raise ValueError("precisions_init must be positive (they are 1 / variance).")
-                initial["covariances"] = 1.0 / precisions
-            else:
-                stack = precisions[np.newaxis] if kind == "tied" else precisions
-                inverses = np.array([
-                    cho_solve((cholesky(p, name="precisions_init" if kind == "tied" else f"precisions_init[{k}]"), True), np.eye(d))
-                    for k, p in enumerate(stack)
-                ])
-                inverses = 0.5 * (inverses + np.swapaxes(inverses, 1, 2))
-                initial["covariances"] = inverses[0] if kind == "tied" else inverses
-        return initial
+        if not isinstance(self.warm_start, (bool, np.bool_)):
+            raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}.")
+        if not isinstance(self.verbose, (bool, np.bool_)):
+            _positive_int(self.verbose, "verbose", 0, "0 is silent, 1 prints the iterations, 2 also "
+                                                      "their times and changes")
+        _positive_int(self.verbose_interval, "verbose_interval", 1,
+                      "print every verbose_interval-th iteration")
 
     def _initialise(self, X: NDArray[np.float64], random_state: np.random.RandomState,
                     initial: dict[str, NDArray[np.float64]]) -> None:
@@ -301,6 +342,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 resp = np.zeros((n, K))
                 resp[random_state.choice(n, size=K, replace=False), np.arange(K)] = 1.0
             weights, means, covariances = _m_step(X, resp, self.reg_covar, self.covariance_type)
+            _check_covariances(covariances, self.covariance_type, X.shape[1])
         self.weights_ = initial.get("weights_init", weights)
         self.means_ = initial.get("means_init", means)
         self.covariances_ = initial.get("covariances", covariances)
@@ -311,8 +353,25 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         return float(np.mean(log_norm)), log_resp
 
     def _m_step(self, X: NDArray[np.float64], log_resp: NDArray[np.float64]) -> None:
+        """The M-step; a covariance that collapsed (``reg_covar=0``) raises here, as in scikit-learn."""
         self.weights_, self.means_, self.covariances_ = _m_step(
             X, np.exp(log_resp), self.reg_covar, self.covariance_type)
+        _check_covariances(self.covariances_, self.covariance_type, X.shape[1])
+
+    @property
+    def precisions_cholesky_(self) -> NDArray[np.float64]:
+        r"""Upper triangular :math:`U_k` with :math:`U_k U_k^\top = \Sigma_k^{-1}`, from ``covariances_``.
+
+        scikit-learn's definition: :math:`L_k^{-\top}` for the Cholesky factor :math:`L_k` of a
+        "full" or "tied" covariance, :math:`1/\sigma` for "diag" and "spherical"; shaped like
+        ``covariances_``.
+        """
+        return _precisions_cholesky(self.covariances_, self.covariance_type)
+
+    @property
+    def precisions_(self) -> NDArray[np.float64]:
+        r"""Precisions :math:`\Sigma_k^{-1} = U_k U_k^\top`, shaped like ``covariances_``."""
+        return _precisions(self.precisions_cholesky_, self.covariance_type)
 
     def _weighted_log_prob(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         r""":math:`\log \pi_k + \log \mathcal N(x_i; \mu_k, \Sigma_k)`, from the public attributes."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
+from scipy.linalg import cho_solve, solve_triangular
 
 from lecturekit.gaussian import cholesky, mahalanobis_sq
 
@@ -31,11 +32,38 @@ _COLLAPSE_HINT = (
 )
 
 
-def _factor(cov: NDArray[np.float64], name: str) -> NDArray[np.float64]:
-    try:
-        return cholesky(cov, name=name)
-    except ValueError as exc:
-        raise ValueError(f"{exc} {_COLLAPSE_HINT}") from exc
+def _factors(covariances: NDArray[np.float64], covariance_type: str) -> list[NDArray[np.float64]]:
+    """The lower Cholesky factor of each covariance ("full": K of them, "tied": one), checked."""
+    stack = covariances[np.newaxis] if covariance_type == "tied" else covariances
+    factors = []
+    for k, cov in enumerate(stack):
+        name = "the tied covariance" if covariance_type == "tied" else f"the covariance of component {k}"
+        try:
+            factors.append(cholesky(cov, name=name))
+        except ValueError as exc:
+            raise ValueError(f"{exc} {_COLLAPSE_HINT}") from exc
+    return factors
+
+
+def _variances(covariances: NDArray[np.float64], covariance_type: str, d: int) -> NDArray[np.float64]:
+    """The (K, d) variances of a "diag" or "spherical" mixture, checked to be positive."""
+    variances = np.broadcast_to(covariances[:, np.newaxis], (covariances.shape[0], d)) \
+        if covariance_type == "spherical" else covariances
+    if np.any(variances <= 0):
+        k, j = np.argwhere(variances <= 0)[0]
+        raise ValueError(
+            f"the covariance of component {k} is singular: feature {j} has variance "
+            f"{variances[k, j]:.6g} <= 0. {_COLLAPSE_HINT}"
+        )
+    return variances
+
+
+def _check_covariances(covariances: NDArray[np.float64], covariance_type: str, d: int) -> None:
+    """Raise the collapse error if a covariance is singular (as the next E-step would)."""
+    if covariance_type in ("full", "tied"):
+        _factors(covariances, covariance_type)
+    else:
+        _variances(covariances, covariance_type, d)
 
 
 def _log_gaussians(X: NDArray[np.float64], means: NDArray[np.float64], covariances: NDArray[np.float64],
@@ -45,22 +73,13 @@ def _log_gaussians(X: NDArray[np.float64], means: NDArray[np.float64], covarianc
     K = means.shape[0]
     log_prob = np.empty((n, K))
     if covariance_type in ("full", "tied"):
+        factors = _factors(covariances, covariance_type)
         for k in range(K):
-            cov = covariances if covariance_type == "tied" else covariances[k]
-            if k == 0 or covariance_type == "full":
-                chol = _factor(cov, "the tied covariance" if covariance_type == "tied"
-                               else f"the covariance of component {k}")
-                log_det = 2.0 * np.sum(np.log(np.diag(chol)))
+            chol = factors[0 if covariance_type == "tied" else k]
+            log_det = 2.0 * np.sum(np.log(np.diag(chol)))
             log_prob[:, k] = -0.5 * (d * _LOG_2PI + log_det + mahalanobis_sq(X, means[k], chol))
     else:  # diagonal: independent features, one variance per feature (or per component)
-        variances = np.broadcast_to(covariances[:, np.newaxis], (K, d)) if covariance_type == "spherical" \
-            else covariances
-        if np.any(variances <= 0):
-            k, j = np.argwhere(variances <= 0)[0]
-            raise ValueError(
-                f"the covariance of component {k} is singular: feature {j} has variance "
-                f"{variances[k, j]:.6g} <= 0. {_COLLAPSE_HINT}"
-            )
+        variances = _variances(covariances, covariance_type, d)
         for k in range(K):
             distance = ((X - means[k]) ** 2) @ (1.0 / variances[k])
             log_prob[:, k] = -0.5 * (d * _LOG_2PI + np.sum(np.log(variances[k])) + distance)
@@ -100,3 +119,83 @@ def _m_step(X: NDArray[np.float64], resp: NDArray[np.float64], reg_covar: float,
         if covariance_type == "spherical":
             covariances = covariances.mean(axis=1)
     return nk / nk.sum(), means, covariances
+
+
+# --------------------------------------------------------------------------- precisions
+
+
+def _precisions_cholesky(covariances: NDArray[np.float64], covariance_type: str) -> NDArray[np.float64]:
+    r"""scikit-learn's ``precisions_cholesky_``: :math:`U = L^{-\top}` for :math:`\Sigma = LL^\top`.
+
+    :math:`U` is upper triangular and :math:`UU^\top = \Sigma^{-1}`; for "diag" and "spherical"
+    it is :math:`1 / \sigma`. Shaped like ``covariances``.
+    """
+    if covariance_type in ("full", "tied"):
+        d = covariances.shape[-1]
+        chol = np.array([solve_triangular(L, np.eye(d), lower=True).T
+                         for L in _factors(covariances, covariance_type)])
+        return chol[0] if covariance_type == "tied" else chol
+    d = 1 if covariance_type == "spherical" else covariances.shape[1]
+    _variances(covariances, covariance_type, d)
+    return 1.0 / np.sqrt(covariances)
+
+
+def _precisions(precisions_cholesky: NDArray[np.float64], covariance_type: str) -> NDArray[np.float64]:
+    r"""scikit-learn's ``precisions_``, :math:`UU^\top = \Sigma^{-1}` from :func:`_precisions_cholesky`."""
+    if covariance_type in ("full", "tied"):
+        return precisions_cholesky @ np.swapaxes(precisions_cholesky, -1, -2)
+    return precisions_cholesky**2
+
+
+def _initial_values(model, d: int) -> dict[str, NDArray[np.float64]]:
+    """``weights_init``, ``means_init`` and ``precisions_init`` of ``model``, checked as scikit-learn does.
+
+    Returns the given ones by name, and under "covariances" the inverses of the precisions.
+    """
+    K, kind = model.n_components, model.covariance_type
+    shapes = {"weights_init": (K,), "means_init": (K, d),
+              "precisions_init": {"full": (K, d, d), "tied": (d, d), "diag": (K, d), "spherical": (K,)}[kind]}
+    initial = {}
+    for name, shape in shapes.items():
+        value = getattr(model, name)
+        if value is None:
+            continue
+        try:
+            value = np.array(value, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be numeric; got {value!r}.") from exc
+        if value.shape != shape:
+            raise ValueError(
+                f"{name} has shape {value.shape}, but n_components={K}, {d} features and "
+                f"covariance_type={kind!r} need shape {shape}."
+            )
+        if not np.all(np.isfinite(value)):
+            raise ValueError(f"{name} contains NaN or infinite values; pass finite numbers.")
+        initial[name] = value
+    weights = initial.get("weights_init")
+    # scikit-learn's tolerance: |sum - 1| <= 1e-8.
+    if weights is not None and (np.any(weights < 0) or abs(weights.sum() - 1.0) > 1e-8):
+        raise ValueError(
+            f"weights_init must be non-negative and sum to one; got {weights.tolist()} (sum "
+            f"{weights.sum():.10g}). Divide them by their sum."
+        )
+    precisions = initial.get("precisions_init")
+    if precisions is None:
+        return initial
+    if kind in ("diag", "spherical"):
+        if np.any(precisions <= 0):
+            raise ValueError("precisions_init must be positive (they are 1 / variance); got "
+                             f"{precisions.min():.6g}.")
+        initial["covariances"] = 1.0 / precisions
+        return initial
+    stack = precisions[np.newaxis] if kind == "tied" else precisions
+    if not np.all(np.isclose(stack, np.swapaxes(stack, 1, 2))):  # scikit-learn's test of symmetry
+        raise ValueError("precisions_init must be symmetric (it is an inverse covariance); pass "
+                         "(P + P.T) / 2 if rounding made it asymmetric.")
+    # Like scikit-learn, which factors the reversed matrix, only the upper triangle is read.
+    stack = np.triu(stack) + np.swapaxes(np.triu(stack, 1), 1, 2)
+    names = ["precisions_init"] if kind == "tied" else [f"precisions_init[{k}]" for k in range(K)]
+    inverses = np.array([cho_solve((cholesky(p, name=name), True), np.eye(d)) for p, name in zip(stack, names)])
+    inverses = 0.5 * (inverses + np.swapaxes(inverses, 1, 2))
+    initial["covariances"] = inverses[0] if kind == "tied" else inverses
+    return initial
