@@ -1,0 +1,216 @@
+r"""Categorical naive Bayes: each feature takes one of a few values, drawn from its own distribution.
+
+The categorical event model: given the class, feature :math:`i` is one draw from a categorical
+distribution over its categories :math:`0, \dots, n_i - 1`, independently of the other features
+(notebooks/01.01-Bayes-Rule-and-Maximum-Likelihood.ipynb estimates one such distribution; chapter 4
+smooths it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from lecturekit.nb_base import _class_feature_counts, _DiscreteNB
+
+
+class CategoricalNB(_DiscreteNB):
+    r"""Categorical naive Bayes: one categorical distribution per feature and class.
+
+    Feature :math:`i` takes a value in :math:`\{0, 1, \dots, n_i - 1\}` (``n_categories_[i]``).
+    Given the class :math:`c`, it is one draw from a categorical distribution
+    :math:`\theta_{ci} = (\theta_{ci0}, \dots, \theta_{ci,n_i-1})`, independently of the other
+    features. With :math:`N_{cik}` the number of training rows of class :math:`c` whose feature
+    :math:`i` equals :math:`k` (``category_count_[i][c, k]``), the add-alpha estimate is
+
+    .. math::
+
+        \theta_{cik} = \frac{N_{cik} + \alpha}{N_c + \alpha n_i},
+
+    where :math:`N_c = \sum_k N_{cik}` is the number of rows of class :math:`c`: each feature is
+    its own categorical distribution, smoothed with its own number of categories. A row scores
+    :math:`\log \pi_c + \sum_i \log \theta_{c,i,x_i}`.
+
+    This is multinomial naive Bayes on the one-hot encoding of X (one column per feature and
+    category, exactly one 1 per feature), and it is computed that way: the one-hot matrix is
+    built sparse (``n_samples * n_features`` stored ones) and counted and scored by the same code
+    as :class:`~lecturekit.multinomial_nb.MultinomialNB`, never densified. The difference from
+    the multinomial model lies in the normalisation: :math:`\theta_{ci}` sums to one over the
+    categories of feature :math:`i` alone, not over all columns.
+
+    Categories must be coded as the integers ``0, 1, ..., n_i - 1`` (e.g. by
+    ``sklearn.preprocessing.OrdinalEncoder``); integer-valued floats such as ``2.0`` are accepted.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        Pseudo-count added to every category count (1.0: Laplace smoothing). One number, as in
+        scikit-learn's CategoricalNB.
+    force_alpha : bool, default True
+        As in scikit-learn: if False and ``alpha < 1e-10``, alpha is set to 1e-10 with a
+        warning; if True alpha is kept as given (alpha=0 gives the raw MLE).
+    fit_prior : bool, default True
+        Learn the class prior from the class frequencies; if False use a uniform prior.
+    class_prior : array_like of shape (n_classes,), optional
+        Fixed class prior (non-negative, summing to one), in the order of ``classes_``.
+    min_categories : int or array_like of shape (n_features,), optional
+        The smallest number of categories of every feature (or of each feature): a feature with
+        ``min_categories`` :math:`m` has at least the categories ``0..m-1``, even when the
+        training data lack some, which then get the smoothed probability
+        :math:`\alpha / (N_c + \alpha n_i)`. None: ``max(X[:, i]) + 1``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        :math:`N_c`, rows per class (weighted by ``sample_weight``).
+    category_count_ : list of n_features ndarrays of shape (n_classes, n_categories_[i])
+        :math:`N_{cik}`, (weighted) rows of class c whose feature i is category k.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior :math:`\log \pi_c`.
+    feature_log_prob_ : list of n_features ndarrays of shape (n_classes, n_categories_[i])
+        :math:`\log \theta_{cik}`.
+    n_categories_ : ndarray of shape (n_features,), int64
+        :math:`n_i`, the number of categories of each feature.
+    n_features_in_ : int
+        Number of features.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    Deliberate differences from scikit-learn 1.9.1, whose estimates these equal otherwise:
+
+    - A non-integer category such as 1.5 raises a ValueError; scikit-learn silently truncates it
+      to 1. Negative categories raise a ValueError in both.
+    - A category at predict time beyond those known from fitting (``x_i >= n_categories_[i]``)
+      raises a ValueError that names the feature and the fix (``min_categories``);
+      scikit-learn raises an IndexError from NumPy.
+    - After :meth:`partial_fit`, ``n_categories_`` counts the categories of all batches so far
+      (it equals the width of ``category_count_[i]``, so the model equals one :meth:`fit` on
+      all the batches); scikit-learn keeps the count of the latest batch only.
+    - With ``alpha = 0`` a class with no rows yet (:meth:`partial_fit`) gets
+      :math:`\log \theta = -\infty` (it cannot produce any row until seen) rather than NaN.
+    - ``min_categories`` must hold integers >= 1 (scikit-learn ignores entries below 1 of an
+      array, and refuses unsigned integer arrays).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0, 2], [0, 1], [1, 0], [2, 0]])   # two features: 3 and 3 categories
+    >>> model = CategoricalNB().fit(X, ["a", "a", "b", "b"])
+    >>> model.n_categories_
+    array([3, 3])
+    >>> model.category_count_[0]   # feature 0: class a saw 0, 0; class b saw 1, 2
+    array([[2., 0., 0.],
+           [0., 1., 1.]])
+    >>> np.exp(model.feature_log_prob_[0][0]).round(3)   # (2+1, 0+1, 0+1) / (2 + 3)
+    array([0.6, 0.2, 0.2])
+    >>> model.predict([[0, 2], [2, 0]])
+    array(['a', 'b'], dtype='<U1')
+    """
+
+    _sparse = False  # as in scikit-learn: one categorical value per cell, no implicit zeros
+
+    def __init__(self, alpha: float = 1.0, force_alpha: bool = True, fit_prior: bool = True,
+                 class_prior: ArrayLike | None = None, min_categories: int | ArrayLike | None = None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.min_categories = min_categories
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.positive_only = True
+        return tags
+
+    def _start(self, classes: NDArray[Any], n_features: int) -> None:
+        self.classes_ = classes
+        self.class_count_ = np.zeros(classes.size)
+        self.category_count_ = [np.zeros((classes.size, 0)) for _ in range(n_features)]
+        self.n_categories_ = np.zeros(n_features, dtype=np.int64)
+
+    def _categories(self, X: NDArray[Any], where: str) -> NDArray[np.intp]:
+        """X as integer category codes, refusing negative and non-integer values."""
+        if X.dtype.kind == "f":
+            fractional = np.argwhere(X != np.floor(X))  # X is finite: checked before
+            if fractional.size:
+                row, feature = fractional[0]
+                raise ValueError(
+                    f"X passed to CategoricalNB.{where} holds {X[row, feature]!r} (row {row}, feature "
+                    f"{feature}), which is not a category code: categories are the integers 0, 1, "
+                    f"..., n - 1 of each feature. Encode them with sklearn.preprocessing.OrdinalEncoder."
+                )
+        if X.size and X.min() < 0:
+            raise ValueError(
+                f"Negative values in data passed to CategoricalNB (input X): categories are the "
+                f"integers 0, 1, ..., n - 1 of each feature. Encode them with "
+                f"sklearn.preprocessing.OrdinalEncoder."
+            )
+        return X.astype(np.intp, copy=False)
+
+    def _min_categories(self) -> NDArray[np.int64]:
+        d, given = self.n_features_in_, self.min_categories
+        if given is None:
+            return np.zeros(d, dtype=np.int64)
+        values = np.asarray(given)
+        if (isinstance(given, bool) or values.dtype.kind not in "iu" or values.shape not in ((), (d,))
+                or np.any(values < 1)):
+            shown = f"an array of shape {values.shape} and dtype {values.dtype}" if values.ndim else repr(given)
+            raise ValueError(
+                f"min_categories is the smallest number of categories of each feature: None, an "
+                f"integer >= 1, or {d} integers >= 1 (one per feature); got {shown}."
+            )
+        return np.broadcast_to(values.astype(np.int64), (d,))
+
+    def _one_hot(self, X: NDArray[np.intp]) -> sp.csr_matrix:
+        """The sparse one-hot encoding: column ``offset_i + x_i`` for feature i, one 1 per feature."""
+        n, d = X.shape
+        offsets = np.concatenate([[0], np.cumsum(self.n_categories_)])
+        columns = (X + offsets[:-1]).ravel()
+        return sp.csr_matrix((np.ones(n * d), columns, np.arange(0, n * d + 1, d)), shape=(n, offsets[-1]))
+
+    def _update(self, X: NDArray[Any], codes: NDArray[np.intp],
+                sample_weight: NDArray[np.float64] | None = None) -> None:
+        alpha = self._alpha()
+        X = self._categories(X, "fit")
+        n_categories = np.maximum(np.maximum(self.n_categories_, self._min_categories()), X.max(axis=0) + 1)
+        self.category_count_ = [np.pad(count, [(0, 0), (0, n - count.shape[1])])
+                                for count, n in zip(self.category_count_, n_categories)]
+        self.n_categories_ = n_categories.astype(np.int64)
+        counts = _class_feature_counts(self._one_hot(X), codes, self.classes_.size,
+                                       sample_weight=sample_weight)
+        for count, block in zip(self.category_count_, np.split(counts, np.cumsum(n_categories)[:-1], axis=1)):
+            count += block
+        self.class_count_ += np.bincount(codes, weights=sample_weight, minlength=self.classes_.size)
+        self.feature_log_prob_ = []
+        for count in self.category_count_:
+            smoothed = count + alpha
+            total = smoothed.sum(axis=1, keepdims=True)
+            with np.errstate(divide="ignore", invalid="ignore"):  # alpha = 0: zero counts
+                logs = np.log(smoothed) - np.log(total)  # scikit-learn's formula, to the last bit
+            self.feature_log_prob_.append(np.where(total > 0, logs, -np.inf))
+        self._log_prob = np.concatenate(self.feature_log_prob_, axis=1)
+        self._has_zero = bool(np.isneginf(self._log_prob).any())
+        self.class_log_prior_ = self._class_log_prior()
+
+    def _joint(self, X: NDArray[Any]) -> NDArray[np.float64]:
+        X = self._categories(X, "predict")
+        unseen = np.argwhere(X >= self.n_categories_)
+        if unseen.size:
+            row, feature = unseen[0]
+            n = self.n_categories_[feature]
+            raise ValueError(
+                f"X passed to CategoricalNB.predict holds category {X[row, feature]} of feature "
+                f"{feature} (row {row}), but the model knows only the categories 0..{n - 1} of that "
+                f"feature (n_categories_[{feature}] = {n}). Refit with min_categories set to the "
+                f"number of categories of each feature, so that unseen ones get the smoothed "
+                f"probability alpha / (N_c + alpha * n)."
+            )
+        return self._scores(self._one_hot(X), self._log_prob)

@@ -1,0 +1,195 @@
+r"""Complement naive Bayes: score each class by how badly the *other* classes explain a document.
+
+Rennie, Shih, Teevan and Karger (2003), "Tackling the poor assumptions of naive Bayes text
+classifiers", ICML: the multinomial event model of notebooks/03.02-The-Multinomial-Event-Model.ipynb,
+estimated from the complement of each class.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from lecturekit.multinomial_nb import MultinomialNB
+from lecturekit.nb_base import ALPHA_MIN, _DiscreteNB
+
+
+class ComplementNB(_DiscreteNB):
+    r"""Complement naive Bayes (Rennie et al., 2003), as scikit-learn implements it.
+
+    **What it fixes.** Multinomial naive Bayes estimates class :math:`c`'s word distribution
+    from the documents of class :math:`c` alone,
+    :math:`\theta_{cj} = (N_{cj} + \alpha) / (N_c + \alpha d)` with :math:`N_c = \sum_j N_{cj}`.
+    When the classes are unbalanced, a small class has few words, so its :math:`\theta_c` is
+    both noisier and pulled harder towards the uniform :math:`1/d` by the pseudo-counts than a
+    large class's. The weights :math:`\log \theta_{cj}` of the classes are then on different
+    scales for reasons that have nothing to do with the documents, and the decision
+    :math:`\arg\max_c \sum_j x_j \log \theta_{cj}` leans towards some classes whatever the prior
+    says (Rennie et al.'s "skewed data bias").
+
+    **The complement.** Estimate instead, for every class, the word distribution of all the
+    *other* classes:
+
+    .. math::
+
+        \tilde N_{cj} = \sum_{c' \ne c} N_{c'j}, \qquad
+        \tilde\theta_{cj} = \frac{\tilde N_{cj} + \alpha_j}{\sum_k (\tilde N_{ck} + \alpha_k)}.
+
+    With :math:`K` classes each complement pools :math:`K - 1` of them, so every
+    :math:`\tilde\theta_c` rests on most of the training words and the estimates of small and
+    large classes are about equally reliable: the skew is gone. A document that the complement
+    of :math:`c` explains *badly* is likely to belong to :math:`c`, so the decision is
+
+    .. math::
+
+        \hat y = \arg\min_c \sum_j x_j \log \tilde\theta_{cj}
+               = \arg\max_c \sum_j x_j w_{cj}, \qquad w_{cj} = -\log \tilde\theta_{cj},
+
+    the multinomial log-likelihood of the complement with its sign flipped. The class prior is
+    dropped, as in Rennie et al. (its effect is small next to the words of a document) and in
+    scikit-learn: ``class_log_prior_`` is computed (``fit_prior``, ``class_prior``) but does not
+    enter the scores, which scikit-learn only adds in the single-class case that this course
+    refuses (one class leaves nothing to classify).
+
+    **norm=True** (step 8 of Rennie et al.'s Table 9) rescales each class's weights to sum to
+    one: ``feature_log_prob_`` is :math:`\log \tilde\theta_{cj} / \sum_k \log \tilde\theta_{ck}`,
+    so that a class whose complement puts mass on fewer words does not get larger weights just
+    for that. The default ``norm=False`` is what Mahout and Weka do.
+
+    The scores :math:`\sum_j x_j w_{cj}` are returned by :meth:`predict_joint_log_proba`, and
+    :meth:`predict_proba` normalises them by the log-sum-exp over the classes, exactly as
+    scikit-learn does; they are *not* the log-probability of a generative model of the document,
+    so the "probabilities" rank the classes but are not calibrated.
+
+    Parameters
+    ----------
+    alpha : float or array_like of shape (n_features,), default 1.0
+        Pseudo-count added to every complement count, one for all words or one per word.
+    force_alpha : bool, default True
+        As in scikit-learn: if False and ``alpha < 1e-10`` (any entry), it is raised to 1e-10
+        with a warning; if True alpha is kept as given.
+    fit_prior : bool, default True
+        Learn ``class_log_prior_`` from the class frequencies (not used in the scores).
+    class_prior : array_like of shape (n_classes,), optional
+        Fixed class prior stored in ``class_log_prior_`` (not used in the scores).
+    norm : bool, default False
+        Normalise each class's weights (see above).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        Number of training documents of each class (weighted by ``sample_weight``).
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log prior; not used in the scores.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        :math:`N_{cj}`: the summed (weighted) counts of each word in each class.
+    feature_all_ : ndarray of shape (n_features,)
+        :math:`\sum_c N_{cj}`: the count of each word over all classes, so that
+        :math:`\tilde N_{cj}` is ``feature_all_ - feature_count_[c]``.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        The weights :math:`w_{cj} = -\log \tilde\theta_{cj}` (with ``norm=True``,
+        :math:`\log \tilde\theta_{cj} / \sum_k \log \tilde\theta_{ck}`).
+    n_features_in_ : int
+        Number of features (the vocabulary size).
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The column names, when X was a DataFrame with string column names.
+
+    Notes
+    -----
+    With ``alpha = 0`` (``force_alpha=True``) a word seen in class :math:`c` only has
+    :math:`\tilde\theta_{cj} = 0` and an infinite weight, where scikit-learn returns NaN
+    probabilities. Here the scores follow the limit :math:`\alpha \to 0^+`: a document that
+    contains such words goes to the class(es) with the most occurrences of them, the finite
+    weights deciding between those; with ``norm=True`` the weights of a class with :math:`m`
+    such words tend to :math:`1/m` on them and to 0 elsewhere; a class with no word outside it
+    has a uniform complement :math:`\tilde\theta_{cj} = 1/d` (the limit of
+    :math:`\alpha / (d\alpha)`). With ``alpha > 0`` every number equals scikit-learn's.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[3, 0, 1], [2, 0, 0], [0, 2, 1], [0, 3, 0], [1, 2, 0]])
+    >>> model = ComplementNB().fit(X, ["ham", "ham", "spam", "spam", "spam"])
+    >>> model.feature_all_
+    array([6., 7., 2.])
+    >>> np.exp(-model.feature_log_prob_[0]).round(3)   # ham's complement: (1+1, 7+1, 1+1) / 12
+    array([0.167, 0.667, 0.167])
+    >>> model.predict([[1, 0, 0], [0, 1, 1]])
+    array(['ham', 'spam'], dtype='<U4')
+
+    References
+    ----------
+    Rennie, J. D. M., Shih, L., Teevan, J. and Karger, D. R. (2003). Tackling the poor
+    assumptions of naive Bayes text classifiers. In *Proceedings of ICML 2003*, 616-623.
+    """
+
+    def __init__(self, alpha: float | ArrayLike = 1.0, force_alpha: bool = True, fit_prior: bool = True,
+                 class_prior: ArrayLike | None = None, norm: bool = False):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.norm = norm
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True
+        return tags
+
+    _data = MultinomialNB._data  # word counts: refuse negative values, keep the rest as they are
+
+    def _alpha(self) -> float | NDArray[np.float64]:
+        """alpha as a float or, as in scikit-learn, as one pseudo-count per feature."""
+        alpha, d = self.alpha, self.n_features_in_
+        try:
+            values = None if isinstance(alpha, (bool, str, bytes)) else np.asarray(alpha, dtype=np.float64)
+        except (TypeError, ValueError):
+            values = None
+        if (values is None or values.shape not in ((), (d,)) or not np.all(np.isfinite(values))
+                or np.any(values < 0)):
+            shown = f"an array of shape {np.shape(alpha)}" if np.ndim(alpha) else repr(alpha)
+            raise ValueError(
+                f"alpha is the pseudo-count added to every complement count: a finite number >= 0, "
+                f"or an array of {d} of them (one per feature, shape ({d},)); got {shown}. Use "
+                f"alpha=1.0 (Laplace smoothing) or a smaller positive value such as 0.1."
+            )
+        if values.min() < ALPHA_MIN and not self.force_alpha:
+            warnings.warn(f"alpha too small will result in numeric errors, setting alpha = {ALPHA_MIN:.1e}. "
+                          f"Use `force_alpha=True` to keep alpha unchanged.", UserWarning, stacklevel=4)
+            values = np.maximum(values, ALPHA_MIN)
+        return float(values) if values.ndim == 0 else values
+
+    def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
+        self.feature_all_ = self.feature_count_.sum(axis=0)
+        complement = self.feature_all_ + alpha - self.feature_count_  # N~_cj + alpha_j
+        total = complement.sum(axis=1, keepdims=True)
+        empty = total[:, 0] == 0  # alpha = 0 and no word outside class c: the limit is uniform
+        complement[empty], total[empty] = 1.0, complement.shape[1]
+        with np.errstate(divide="ignore"):  # alpha = 0: a word seen in class c only has theta~ = 0
+            logged = np.log(complement / total)
+        zero = np.isneginf(logged)
+        if self.norm:
+            with np.errstate(invalid="ignore"):  # -inf / -inf in the rows that have zeros
+                weights = logged / logged.sum(axis=1, keepdims=True)
+            many = zero.sum(axis=1, keepdims=True)  # the limit alpha -> 0: 1/m on the zeros
+            self.feature_log_prob_ = np.where(many > 0, zero / np.maximum(many, 1), weights)
+        else:
+            self.feature_log_prob_ = -logged
+        self._has_zero = bool(not self.norm and zero.any())
+
+    def _joint(self, X: Any) -> NDArray[np.float64]:
+        weights = self.feature_log_prob_
+        if not self._has_zero:
+            return np.asarray(X @ weights.T, dtype=np.float64)
+        # alpha = 0: infinite weights. Zero entries of X must contribute 0 (not 0 * inf = NaN);
+        # a row with words of infinite weight goes to the classes with the most such words.
+        infinite = np.isposinf(weights)
+        joint = np.asarray(X @ np.where(infinite, 0.0, weights).T, dtype=np.float64)
+        hits = np.asarray(X @ infinite.T.astype(np.float64))
+        joint[hits < hits.max(axis=1, keepdims=True)] = -np.inf
+        return joint
