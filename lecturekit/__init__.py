@@ -13,7 +13,7 @@ Module                              Chapter
 :mod:`lecturekit.logistic`          02.05 Logistic regression, against GDA
 :mod:`lecturekit.datasets`          offline corpora for chapter 3: SMS spam, 20 Newsgroups (data/)
 :mod:`lecturekit.text`              chapter 3: tokenizer, vocabulary, sparse counts, mutual information
-:mod:`lecturekit.naive_bayes`       chapter 3: the naive Bayes models under one name, as notebooks import them
+:mod:`lecturekit.naive_bayes`       chapter 3: every naive Bayes model under one name
 :mod:`lecturekit.complement_nb`     chapter 3: complement naive Bayes (Rennie et al., 2003)
 :mod:`lecturekit.categorical_nb`    chapter 3: categorical naive Bayes (one distribution per feature)
 :mod:`lecturekit.smoothing`         chapter 4: add-k, interpolation, Beta/Dirichlet MAP and mean
