@@ -1,5 +1,6 @@
 """Tests of lecturekit.gaussian_mixture and lecturekit.mixture_steps (chapter 5: Gaussian mixtures and the EM algorithm)."""
 
+import re
 import warnings
 
 import numpy as np
@@ -108,6 +109,135 @@ def test_scores_match_sklearn_for_the_same_parameters(covariance_type):
     assert ours.aic(X) == pytest.approx(theirs.aic(X), rel=1e-8)
 
 
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("max_iter", [1, 5, 100])
+def test_fitted_attributes_match_sklearn_from_the_same_start(covariance_type, max_iter):
+    # precisions_, precisions_cholesky_, lower_bounds_, lower_bound_, n_iter_, converged_ and the
+    # labels of fit_predict, after 1 and 5 iterations (not converged) and at convergence.
+    X = blobs(seed=1)
+    settings_ = dict(n_components=3, covariance_type=covariance_type, reg_covar=1e-4, max_iter=max_iter,
+                     **initial_parameters(X, 3, covariance_type))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours, theirs = GaussianMixture(**settings_), SklearnGaussianMixture(**settings_)
+        labels, their_labels = ours.fit_predict(X), theirs.fit_predict(X)
+    assert (ours.n_iter_, ours.converged_) == (theirs.n_iter_, theirs.converged_)
+    assert ours.converged_ == (max_iter == 100) and ours.n_iter_ == min(max_iter, theirs.n_iter_)
+    assert ours.lower_bound_ == pytest.approx(theirs.lower_bound_, rel=1e-8)
+    assert ours.lower_bounds_.shape == (theirs.n_iter_,)
+    np.testing.assert_allclose(ours.lower_bounds_, theirs.lower_bounds_, rtol=1e-8)
+    np.testing.assert_array_equal(ours.history_, ours.lower_bounds_)
+    assert ours.precisions_.shape == theirs.precisions_.shape == theirs.covariances_.shape
+    np.testing.assert_allclose(ours.precisions_, theirs.precisions_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(ours.precisions_cholesky_, theirs.precisions_cholesky_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_array_equal(labels, their_labels)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_precisions_are_sklearns_for_the_same_covariances(covariance_type):
+    X = blobs(seed=4)
+    theirs = SklearnGaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X)
+    ours = with_parameters(theirs, X.shape[1])
+    np.testing.assert_allclose(ours.precisions_cholesky_, theirs.precisions_cholesky_, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(ours.precisions_, theirs.precisions_, rtol=1e-8, atol=1e-12)
+    if covariance_type in ("full", "tied"):  # upper triangular U with U U^T the inverse covariance
+        U = ours.precisions_cholesky_
+        np.testing.assert_array_equal(U, np.triu(U))  # np.triu works on the last two axes
+        eye = np.broadcast_to(np.eye(X.shape[1]), U.shape)
+        np.testing.assert_allclose(ours.precisions_ @ ours.covariances_, eye, atol=1e-10)
+    else:
+        np.testing.assert_allclose(ours.precisions_ * ours.covariances_, 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_max_iter_zero_keeps_precisions_init(covariance_type):
+    # scikit-learn 1.9.1 cannot do this one (with every initial value given and max_iter=0 it has no
+    # covariances_ and fit raises AttributeError); its factor of the given precisions is the reference.
+    from sklearn.mixture._gaussian_mixture import _compute_precision_cholesky_from_precisions
+
+    X = blobs(seed=2)
+    start = initial_parameters(X, 3, covariance_type)
+    model = GaussianMixture(3, covariance_type=covariance_type, max_iter=0, **start).fit(X)
+    assert model.n_iter_ == 0 and not model.converged_ and model.lower_bounds_.size == 0
+    np.testing.assert_allclose(model.precisions_, start["precisions_init"], rtol=1e-10)
+    np.testing.assert_allclose(
+        model.precisions_cholesky_,
+        _compute_precision_cholesky_from_precisions(start["precisions_init"], covariance_type, xp=np),
+        rtol=1e-10, atol=1e-14)
+    np.testing.assert_array_equal(model.weights_, start["weights_init"])
+    np.testing.assert_array_equal(model.means_, start["means_init"])
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("init_params", INIT_PARAMS)
+def test_fit_predict_is_fit_then_predict(covariance_type, init_params):
+    # max_iter=3 stops before convergence: the labels come from a last E-step after the last M-step.
+    X = blobs(n=200, seed=9)
+    settings_ = dict(n_components=3, covariance_type=covariance_type, init_params=init_params, max_iter=3,
+                     random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        labels = GaussianMixture(**settings_).fit_predict(X)
+        model = GaussianMixture(**settings_).fit(X)
+        their_labels = SklearnGaussianMixture(**settings_).fit_predict(X)
+    np.testing.assert_array_equal(labels, model.predict(X))
+    assert set(labels) <= {0, 1, 2} and labels.shape == (200,)
+    if init_params in ("kmeans", "random"):  # the other two start one lower bound apart (see above)
+        np.testing.assert_array_equal(labels, their_labels)
+
+
+# --------------------------------------------------------------------------- warm start and verbose
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_warm_start_continues_where_the_last_fit_stopped(covariance_type):
+    X = blobs(seed=10)
+    settings_ = dict(n_components=3, covariance_type=covariance_type, tol=0.0, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        once = GaussianMixture(max_iter=10, **settings_).fit(X)
+        twice = GaussianMixture(max_iter=5, warm_start=True, **settings_).fit(X).fit(X)
+        theirs = SklearnGaussianMixture(max_iter=5, warm_start=True, **settings_).fit(X).fit(X)
+    for name in ("weights_", "means_", "covariances_", "precisions_"):
+        np.testing.assert_allclose(getattr(twice, name), getattr(once, name), rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(getattr(twice, name), getattr(theirs, name), rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(twice.lower_bounds_, once.lower_bounds_[5:], rtol=1e-12)
+    np.testing.assert_allclose(twice.lower_bounds_, theirs.lower_bounds_, rtol=1e-8)
+    assert twice.n_iter_ == theirs.n_iter_ == 5 and not twice.converged_
+
+
+def test_warm_start_ignores_n_init_and_measures_the_first_change_from_the_last_bound():
+    X = blobs(seed=11)
+    settings_ = dict(n_components=3, n_init=4, tol=1e-3, random_state=0, warm_start=True)
+    ours, theirs = GaussianMixture(**settings_).fit(X), SklearnGaussianMixture(**settings_).fit(X)
+    assert ours.converged_
+    # Refitted from a converged start: the first iteration changes the bound by less than tol.
+    ours.fit(X), theirs.fit(X)
+    assert ours.n_iter_ == theirs.n_iter_ == 1 and ours.converged_ and theirs.converged_
+    assert ours.lower_bound_ == pytest.approx(theirs.lower_bound_, rel=1e-8)
+    # warm_start=False starts again from k-means.
+    ours.set_params(warm_start=False).fit(X)
+    assert ours.n_iter_ > 1
+
+
+def test_verbose_prints_what_sklearn_prints(capsys):
+    X = blobs(seed=12)
+    settings_ = dict(n_components=3, n_init=2, random_state=0, verbose_interval=2, verbose=1)
+    GaussianMixture(**settings_).fit(X)
+    ours = capsys.readouterr().out
+    SklearnGaussianMixture(**settings_).fit(X)
+    assert ours == capsys.readouterr().out
+    assert ours.startswith("Initialization 0\n  Iteration 2\n") and "Initialization converged.\n" in ours
+    GaussianMixture(**{**settings_, "verbose": 2}).fit(X)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Initialization 0"
+    assert all(re.fullmatch(r"  Iteration \d*[02468]\t time lapse \d+\.\d{5}s\t ll change -?\d+\.\d{5}", line)
+               for line in lines if line.startswith("  "))
+    assert re.fullmatch(r"Initialization converged\. time lapse \d+\.\d{5}s\t lower bound -?\d+\.\d{5}\.", lines[-1])
+    GaussianMixture(3, random_state=0).fit(X)
+    assert capsys.readouterr().out == ""
+
+
 # --------------------------------------------------------------------------- the derivation
 
 
@@ -181,7 +311,8 @@ def test_log_likelihood_never_decreases(n, d, k, spread, covariance_type, init_p
         warnings.simplefilter("ignore", UserWarning)  # the collapse warning, tested below
         try:
             fitted = GaussianMixture(max_iter=30, **settings_).fit(X)
-        except ValueError as exc:  # without the floor a component may collapse onto a point
+        except ValueError as exc:  # without the floor a component may collapse onto a point, in
+            # any M-step including the last (which once let fit succeed and score(X) below raise)
             assert reg_covar == 0 and "singular" in str(exc)
             assume(False)
         # The same iterations one at a time, to know what the floor may cost each M-step.
@@ -192,7 +323,7 @@ def test_log_likelihood_never_decreases(n, d, k, spread, covariance_type, init_p
         model._m_step(X, log_resp)
         history.append(bound)
         allowed.append(covariance_floor_cost(model))
-    np.testing.assert_array_equal(history, fitted.history_)
+    np.testing.assert_array_equal(history, fitted.lower_bounds_)
     history.append(model.score(X))  # the last M-step must not lose either
     history = np.array(history)
     assert np.all(np.isfinite(history))
@@ -242,6 +373,42 @@ def test_reg_covar_keeps_a_component_on_a_single_point_positive_definite():
         GaussianMixture(2, reg_covar=0.0, **start).fit(X)
 
 
+def test_a_collapse_in_the_last_m_step_raises_like_one_mid_run():
+    # Four of twelve points coincide; from this start, with reg_covar=0, component 0 ends on them
+    # alone in the fifth M-step. A fit with max_iter=5 used to end there without an error (and
+    # score(X) then raised); now it raises what a fit that goes on raises.
+    X = blobs(n=12, d=2, k=2, seed=0, spread=3.0)
+    X[:4] = X[0]
+    settings_ = dict(n_components=3, covariance_type="diag", reg_covar=0.0, tol=0.0, init_params="random",
+                     random_state=0)
+    message = "covariance of component 0 is singular: feature 0 has variance 0 <= 0.*use reg_covar > 0"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", UserWarning)  # component 2 loses its points first
+        before = GaussianMixture(max_iter=4, **settings_).fit(X)
+        assert before.n_iter_ == 4 and np.isfinite(before.score(X))
+        for max_iter in (5, 8):  # the collapse in the last M-step, and mid-run
+            with pytest.raises(ValueError, match=message):
+                GaussianMixture(max_iter=max_iter, **settings_).fit(X)
+        with pytest.raises(ValueError, match=message):
+            GaussianMixture(max_iter=5, **settings_).fit_predict(X)
+    _, log_resp = before._e_step(X)  # the fifth iteration by hand
+    with pytest.raises(ValueError, match=message):
+        before._m_step(X, log_resp)
+
+
+def test_weights_init_accepts_sklearns_rounding():
+    # scikit-learn accepts weights that sum to one within 1e-8, and uses them as given.
+    X = blobs(seed=13)
+    start = initial_parameters(X, 3, "full")
+    start["weights_init"] = start["weights_init"] + np.array([5e-9, 0.0, 0.0])
+    model = GaussianMixture(3, max_iter=0, **start).fit(X)
+    np.testing.assert_array_equal(model.weights_, start["weights_init"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        SklearnGaussianMixture(3, max_iter=1, **start).fit(X)  # the same values are valid there
+
+
 def test_convergence_warning_and_max_iter_zero():
     with pytest.warns(ConvergenceWarning, match="max_iter=1.*Increase max_iter"):
         model = GaussianMixture(2, max_iter=1, random_state=0).fit(X3)
@@ -268,6 +435,12 @@ def test_sample():
 # --------------------------------------------------------------------------- bad input
 
 WITH_NAN = np.where(np.arange(X3.size).reshape(X3.shape) == 7, np.nan, X3)
+
+
+def warm_refit(X=X3, **changes):
+    """A second fit with warm_start=True after changing the given parameters."""
+    model = GaussianMixture(2, warm_start=True, random_state=0).fit(X3)
+    return model.set_params(**changes).fit(X)
 
 
 @pytest.mark.parametrize(
@@ -297,6 +470,27 @@ WITH_NAN = np.where(np.arange(X3.size).reshape(X3.shape) == 7, np.nan, X3)
         (lambda: GaussianMixture(2, precisions_init=np.zeros((2, 3, 3))).fit(X3),
          r"precisions_init\[0\] is singular"),
         (lambda: FITTED.sample(0), "n_samples must be an integer >= 1"),
+        (lambda: GaussianMixture(2).fit_predict(WITH_NAN), "GaussianMixture.fit contains NaN"),
+        (lambda: GaussianMixture(2, warm_start="yes").fit(X3), "warm_start must be True or False; got 'yes'"),
+        (lambda: GaussianMixture(2, verbose=-1).fit(X3), "verbose must be an integer >= 0"),
+        (lambda: GaussianMixture(2, verbose=0.5).fit(X3), "verbose must be an integer >= 0"),
+        (lambda: GaussianMixture(2, verbose_interval=0).fit(X3), "verbose_interval must be an integer >= 1"),
+        (lambda: GaussianMixture(2, weights_init=[0.5, 0.5 + 1e-7]).fit(X3),
+         r"weights_init must be non-negative and sum to one.*sum 1.0000001\)"),
+        (lambda: GaussianMixture(2, weights_init=[1.5, -0.5]).fit(X3), "weights_init must be non-negative"),
+        (lambda: GaussianMixture(2, precisions_init=np.array([[[1.0, 0.5, 0], [0, 1, 0], [0, 0, 1]]] * 2)).fit(X3),
+         r"precisions_init must be symmetric.*\(P \+ P.T\) / 2"),
+        (lambda: GaussianMixture(2, covariance_type="tied", precisions_init=-np.eye(3)).fit(X3),
+         "precisions_init is singular or not positive definite"),
+        (lambda: GaussianMixture(2, covariance_type="diag", precisions_init=np.zeros((2, 3))).fit(X3),
+         "precisions_init must be positive"),
+        (lambda: GaussianMixture(2, covariance_type="spherical", precisions_init=[1.0, np.nan]).fit(X3),
+         "precisions_init contains NaN"),
+        (lambda: warm_refit(n_components=3),
+         "warm_start=True continues the previous fit, which had n_components=2 and covariance_type='full', "
+         "but the model now has n_components=3.*Set warm_start=False"),
+        (lambda: warm_refit(covariance_type="diag"), "which had n_components=2 and covariance_type='full'"),
+        (lambda: warm_refit(X=X3[:, :2]), "X has 2 features, but GaussianMixture is expecting 3"),
     ],
 )
 def test_bad_input_gets_a_clear_error(call, message):
