@@ -35,11 +35,15 @@ class BernoulliNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, default 1.0
+    alpha : float or array_like of shape (n_features,), default 1.0
         Pseudo-count added to both outcomes of every feature: the MAP estimate under a
         Beta(a, a) prior with ``alpha = a - 1`` (see :func:`lecturekit.smoothing.beta_map`).
+        An array gives feature j its own pseudo-count :math:`\alpha_j`:
+        :math:`p_{cj} = (N_{cj} + \alpha_j) / (N_c + 2\alpha_j)` (scikit-learn 1.9 documents
+        this but its BernoulliNB fails on such an array unless n_classes = n_features).
     force_alpha : bool, default True
-        As in scikit-learn: if False and ``alpha < 1e-10``, alpha is set to 1e-10 with a warning.
+        As in scikit-learn: if False and ``alpha < 1e-10`` (any entry), it is raised to 1e-10
+        with a warning.
     binarize : float or None, default 0.0
         Threshold: a value above it counts as present. None: X already holds 0/1 values.
         Sparse X needs ``binarize >= 0`` (a negative threshold would make every zero a one).
@@ -73,7 +77,7 @@ class BernoulliNB(_DiscreteNB):
     Derived in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb.
     """
 
-    def __init__(self, alpha: float = 1.0, force_alpha: bool = True, binarize: float | None = 0.0,
+    def __init__(self, alpha: float | ArrayLike = 1.0, force_alpha: bool = True, binarize: float | None = 0.0,
                  fit_prior: bool = True, class_prior: ArrayLike | None = None):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -100,14 +104,14 @@ class BernoulliNB(_DiscreteNB):
             )
         return values > threshold  # boolean: _class_feature_counts counts the True values
 
-    def _estimate(self, alpha: float) -> None:
+    def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
         # p_cj depends on N_cj only through the integer N_cj in 0..N_c (when no sample_weight was
         # fractional). With fewer possible counts
         # than features (the usual case for text) the estimate is computed once per possible
         # count, in a table, and looked up; otherwise once per feature. Either way, the two
         # outcomes (present, absent) lie along the first axis of the counts given to add_k.
         n_max = int(self.class_count_.max())
-        if self._whole_counts and n_max + 1 < self.feature_count_.shape[1]:
+        if np.ndim(alpha) == 0 and self._whole_counts and n_max + 1 < self.feature_count_.shape[1]:
             present = np.broadcast_to(np.arange(n_max + 1.0), (self.classes_.size, n_max + 1))
             # absent = N_c - n; clipped at 0 for n > N_c, entries that no feature can look up
             absent = np.maximum(self.class_count_[:, np.newaxis] - present, 0.0)
@@ -124,7 +128,7 @@ class BernoulliNB(_DiscreteNB):
             with np.errstate(divide="ignore"):
                 logs = np.log(add_k(counts, alpha, axis=0), out=counts)
         self.feature_log_prob_, self._log_absent = logs[0], logs[1]
-        self._has_zero = bool(alpha == 0 and np.isneginf(logs).any())
+        self._has_zero = bool(np.any(alpha == 0) and np.isneginf(logs).any())
 
     def _joint(self, X: Any) -> NDArray[np.float64]:
         X = self._with_data(X, self._data(X).astype(np.float64, copy=False))

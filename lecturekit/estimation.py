@@ -340,19 +340,22 @@ def mle(counts: ArrayLike, axis: int = -1) -> NDArray[np.float64]:
     return add_k(counts, k=0.0, axis=axis)
 
 
-def add_k(counts: ArrayLike, k: float = 1.0, axis: int = -1) -> NDArray[np.float64]:
+def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1) -> NDArray[np.float64]:
     r"""Add-k smoothed estimate :math:`(N_j + k) / (N + kK)` of categorical probabilities.
 
     ``k = 1`` is Laplace smoothing, ``k = 0`` the maximum-likelihood estimate; as ``k`` grows the
     estimate moves towards the uniform distribution :math:`1/K`. The ``kK`` in the denominator
     (one pseudo-count for each of the K categories) is what keeps the result a distribution.
+    An array ``k`` gives each count its own pseudo-count :math:`k_j`, and the denominator adds
+    those of the slice: :math:`(N_j + k_j) / (N + \sum_{j'} k_{j'})`.
 
     Parameters
     ----------
     counts : array_like
         Non-negative counts; the K categories run along ``axis``.
-    k : float, default 1.0
-        Pseudo-count added to every category, ``k >= 0``.
+    k : float or array_like, default 1.0
+        Pseudo-count added to every category, ``k >= 0``; or an array of them that broadcasts
+        against ``counts`` (e.g. one per feature along the last axis).
     axis : int, default -1
         The axis that indexes categories.
 
@@ -379,8 +382,8 @@ def add_k(counts: ArrayLike, k: float = 1.0, axis: int = -1) -> NDArray[np.float
     Derived in ``notebooks/01.01-Bayes-Rule-and-Maximum-Likelihood.ipynb``.
     """
     counts = _as_counts(counts)
-    k = float(k)
-    if not np.isfinite(k) or k < 0:
+    k = np.asarray(k, dtype=float) if np.ndim(k) else float(k)
+    if not np.all(np.isfinite(k)) or np.any(k < 0):
         raise ValueError(f"k is a pseudo-count and must be a finite number >= 0; got {k}.")
     try:
         n_categories = counts.shape[axis]
@@ -389,12 +392,20 @@ def add_k(counts: ArrayLike, k: float = 1.0, axis: int = -1) -> NDArray[np.float
     if n_categories == 0:
         raise ValueError("counts has no categories along axis; there is nothing to estimate.")
     total = counts.sum(axis=axis, keepdims=True)
-    if k == 0 and np.any(total == 0):
+    if np.ndim(k):
+        try:
+            total += np.broadcast_to(k, counts.shape).sum(axis=axis, keepdims=True)
+        except ValueError:
+            raise ValueError(f"k of shape {k.shape} does not broadcast against counts of shape "
+                             f"{counts.shape}; give one number, or one per count.") from None
+    else:
+        total += k * n_categories
+    if np.any(total == 0):
         raise ValueError(
             "A slice of counts has no observations, so its maximum-likelihood estimate is 0/0. "
             "Use k > 0 (add-k smoothing) or drop the empty slice."
         )
-    return (counts + k) / (total + k * n_categories)
+    return (counts + k) / total
 
 
 def joint_counts(

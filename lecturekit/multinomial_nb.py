@@ -30,13 +30,15 @@ class MultinomialNB(_DiscreteNB):
 
     Parameters
     ----------
-    alpha : float, default 1.0
+    alpha : float or array_like of shape (n_features,), default 1.0
         Pseudo-count added to every word count (1.0: Laplace smoothing; 0: no smoothing). In
         the Bayesian view it is the MAP estimate under a symmetric Dirichlet(a) prior with
         ``alpha = a - 1`` (see :func:`lecturekit.smoothing.dirichlet_map`).
+        An array gives word j its own pseudo-count :math:`\alpha_j`, as in scikit-learn:
+        :math:`\theta_{cj} = (N_{cj} + \alpha_j) / (\sum_{j'} N_{cj'} + \sum_{j'} \alpha_{j'})`.
     force_alpha : bool, default True
-        As in scikit-learn: if False and ``alpha < 1e-10``, alpha is set to 1e-10 with a
-        warning; if True alpha is kept as given (alpha=0 gives the raw MLE).
+        As in scikit-learn: if False and ``alpha < 1e-10`` (any entry), it is raised to 1e-10
+        with a warning; if True alpha is kept as given (alpha=0 gives the raw MLE).
     fit_prior : bool, default True
         Learn the class prior from the class frequencies; if False use a uniform prior.
     class_prior : array_like of shape (n_classes,), optional
@@ -70,7 +72,7 @@ class MultinomialNB(_DiscreteNB):
     Derived in notebooks/03.02-The-Multinomial-Event-Model.ipynb.
     """
 
-    def __init__(self, alpha: float = 1.0, force_alpha: bool = True, fit_prior: bool = True,
+    def __init__(self, alpha: float | ArrayLike = 1.0, force_alpha: bool = True, fit_prior: bool = True,
                  class_prior: ArrayLike | None = None):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -91,11 +93,11 @@ class MultinomialNB(_DiscreteNB):
             )
         return values
 
-    def _estimate(self, alpha: float) -> None:
+    def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
         with np.errstate(divide="ignore"):  # alpha = 0 (force_alpha): an unseen word has log 0
             probabilities = add_k(self.feature_count_, alpha, axis=1)
             self.feature_log_prob_ = np.log(probabilities, out=probabilities)
-        self._has_zero = bool(alpha == 0 and np.isneginf(self.feature_log_prob_).any())
+        self._has_zero = bool(np.any(alpha == 0) and np.isneginf(self.feature_log_prob_).any())
 
     def _joint(self, X: Any) -> NDArray[np.float64]:
         return self._scores(X, self.feature_log_prob_)

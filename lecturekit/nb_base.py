@@ -391,24 +391,50 @@ class _DiscreteNB(_BaseNB):
         self.feature_count_ = np.zeros((classes.size, n_features))
         self._whole_counts = True  # every count so far an integer (no fractional sample_weight)
 
-    def _alpha(self) -> float:
-        name = type(self).__name__
-        alpha = self.alpha
-        if isinstance(alpha, bool) or not isinstance(alpha, Real) or not np.isfinite(alpha) or alpha < 0:
+    def _alpha(self) -> float | NDArray[np.float64]:
+        """``alpha`` checked: a float, or a float array of one pseudo-count per feature."""
+        alpha, d = self.alpha, self.n_features_in_
+        fix = (f"Use alpha=1.0 (Laplace smoothing), a smaller positive value such as 0.1, or one "
+               f"pseudo-count >= 0 per feature (an array of length n_features = {d}).")
+        values = None
+        if isinstance(alpha, Real) and not isinstance(alpha, bool):
+            values = float(alpha)
+        elif not isinstance(alpha, (bool, str, bytes)):
+            try:
+                values = np.asarray(alpha, dtype=np.float64)
+            except (TypeError, ValueError):
+                pass
+        if values is None:
             raise ValueError(
-                f"alpha is the pseudo-count added to every count and must be a finite number "
-                f">= 0; got {alpha!r}. Use alpha=1.0 (Laplace smoothing) or a smaller positive "
-                f"value such as 0.1; {name} does not take one alpha per feature."
+                f"alpha is the pseudo-count added to every count (a number, or one per feature) and "
+                f"must be a finite number >= 0; got {alpha!r}. {fix}"
             )
-        if alpha < ALPHA_MIN and not self.force_alpha:
+        if np.ndim(values) == 0:  # a NumPy scalar
+            values = float(values)
+        elif values.ndim != 1 or values.size != d:
+            raise ValueError(
+                f"alpha is the pseudo-count added to every count: a number or one per feature, "
+                f"but got an array of shape {values.shape} for X with {d} features. {fix}"
+            )
+        bad = ~np.isfinite(values) | (np.asarray(values) < 0)
+        if np.any(bad):
+            shown = repr(values) if np.ndim(values) == 0 else \
+                f"{values[bad][0]} at index {np.flatnonzero(bad)[0]} of the array"
+            raise ValueError(
+                f"alpha is the pseudo-count added to every count (a number, or one per feature) and "
+                f"must be a finite number >= 0; got {shown}. {fix}"
+            )
+        if np.min(values) < ALPHA_MIN and not self.force_alpha:
             warnings.warn(
                 f"alpha too small will result in numeric errors, setting alpha = {ALPHA_MIN:.1e}. "
                 f"Use `force_alpha=True` to keep alpha unchanged.",
                 UserWarning,
                 stacklevel=4,
             )
-            return ALPHA_MIN
-        return float(alpha)
+            return np.maximum(values, ALPHA_MIN)
+        return values
+
+    _check_alpha = _alpha  # scikit-learn's name for the same check
 
     def _class_log_prior(self) -> NDArray[np.float64]:
         n_classes = self.classes_.size

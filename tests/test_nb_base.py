@@ -7,6 +7,8 @@ equal one fit), and for bad input (a ValueError that names the problem and the f
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import hypothesis.strategies as st
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from sklearn import naive_bayes as reference
 
+from lecturekit.estimation import add_k
 from lecturekit.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 
 FORMATS = {"dense": np.asarray, "csr": sp.csr_matrix, "csc": sp.csc_matrix}
@@ -158,7 +161,8 @@ def test_weighted_partial_fit_in_batches_equals_fit(seed, n_batches, model, spar
     X, y = points(n=60, seed=seed % 1000) if gaussian else counts(n=60, d=15, seed=seed % 1000)
     X = sp.csr_matrix(X) if sparse and not gaussian else X
     w = weights(60, seed=seed)
-    cuts = np.sort(np.random.default_rng(seed).choice(np.arange(1, 60), n_batches - 1, replace=False))
+    # batches of two rows or more (GaussianNB refuses a first batch of one row: zero variance)
+    cuts = 2 * np.sort(np.random.default_rng(seed).choice(np.arange(1, 30), n_batches - 1, replace=False))
     batches = np.split(np.arange(60), cuts)
     w[[batch[0] for batch in batches]] = 0.5  # a batch of zero weights only is refused
     whole = type(model)(**model.get_params()).fit(X, y, sample_weight=w)
@@ -223,3 +227,116 @@ def test_bad_sample_weight_gets_a_clear_error(model, sample_weight, message, met
     with pytest.raises(ValueError, match=f"sample_weight passed to {type(model).__name__}.{method} "
                                          f"{message}.*Give one finite weight >= 0 per row"):
         fit(X_BAD, Y_BAD, sample_weight=sample_weight, **extra)
+
+
+# --------------------------------------------------------------------------- alpha: one per feature
+
+
+def alphas(d: int, seed: int = 0, zeros: int = 0):
+    """Pseudo-counts in [0.01, 3), the first ``zeros`` of them 0."""
+    alpha = np.random.default_rng(seed).uniform(0.01, 3.0, d)
+    alpha[:zeros] = 0.0
+    return alpha
+
+
+def bernoulli_log_prob(model, alpha):
+    """log p_cj = log((N_cj + alpha_j) / (N_c + 2 alpha_j)), from the model's counts."""
+    return np.log(model.feature_count_ + alpha) - np.log(model.class_count_[:, None] + 2 * alpha)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("force_alpha", [True, False])
+def test_multinomial_alpha_array_equals_scikit_learn(fmt, force_alpha):
+    X, y = counts()
+    alpha = alphas(X.shape[1], zeros=0 if force_alpha else 3)
+    with pytest.warns(UserWarning, match="alpha too small") if not force_alpha else nullcontext():
+        ours = MultinomialNB(alpha=alpha, force_alpha=force_alpha).fit(FORMATS[fmt](X), y)
+    with pytest.warns(UserWarning, match="alpha too small") if not force_alpha else nullcontext():
+        theirs = reference.MultinomialNB(alpha=alpha, force_alpha=force_alpha).fit(X, y)
+    assert_same_model(ours, theirs, DISCRETE_ATTRIBUTES, FORMATS[fmt](counts(seed=1)[0]))
+    with pytest.warns(UserWarning, match="alpha too small") if not force_alpha else nullcontext():
+        np.testing.assert_array_equal(ours._check_alpha(), np.maximum(alpha, 0 if force_alpha else 1e-10))
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("shape", [(120, 25), (30, 400)])  # estimates per feature, or from a table
+def test_bernoulli_alpha_array_equals_the_formula_and_scikit_learns_scores(fmt, shape):
+    # scikit-learn 1.9.1's BernoulliNB adds 2 * alpha (one per feature) to the class counts (one
+    # per class), which fails unless n_classes == n_features. The estimate it documents is
+    # (N_cj + alpha_j) / (N_c + 2 alpha_j); with those log probabilities put into a fitted
+    # scikit-learn model, its probabilities must equal ours.
+    X, y = counts(*shape)
+    alpha = alphas(X.shape[1])
+    ours = BernoulliNB(alpha=alpha, binarize=0.5).fit(FORMATS[fmt](X), y, sample_weight=weights(len(y)))
+    theirs = reference.BernoulliNB(binarize=0.5).fit(X, y, sample_weight=weights(len(y)))
+    np.testing.assert_allclose(ours.feature_count_, theirs.feature_count_, rtol=1e-12)
+    theirs.feature_log_prob_ = bernoulli_log_prob(theirs, alpha)
+    assert_same_model(ours, theirs, DISCRETE_ATTRIBUTES, FORMATS[fmt](counts(*shape, seed=1)[0]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), value=st.sampled_from([0.01, 0.5, 1.0, 4.0]),
+       model_class=st.sampled_from([MultinomialNB, BernoulliNB]), d=st.sampled_from([8, 200]))
+def test_a_constant_alpha_array_equals_the_number(seed, value, model_class, d):
+    X, y = counts(n=40, d=d, seed=seed % 1000)
+    X = sp.csr_matrix(X)
+    number = model_class(alpha=value).fit(X, y)
+    array = model_class(alpha=np.full(d, value)).fit(X, y)
+    for name in DISCRETE_ATTRIBUTES:
+        np.testing.assert_allclose(getattr(array, name), getattr(number, name), rtol=1e-12, err_msg=name)
+    np.testing.assert_allclose(array.predict_proba(X), number.predict_proba(X), rtol=1e-10, atol=1e-14)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), model_class=st.sampled_from([MultinomialNB, BernoulliNB]))
+def test_alpha_arrays_give_distributions_and_batches_equal_fit(seed, model_class):
+    X, y = counts(n=40, d=15, seed=seed % 1000)
+    alpha = alphas(15, seed=seed)
+    model = model_class(alpha=alpha).fit(X, y)
+    probability = np.exp(model.feature_log_prob_)
+    if model_class is MultinomialNB:  # one distribution over the words per class
+        np.testing.assert_allclose(probability.sum(axis=1), 1.0, rtol=1e-12)
+    else:  # a probability strictly inside (0, 1) per word and class, the formula's
+        assert np.all((probability > 0) & (probability < 1))
+        np.testing.assert_allclose(model.feature_log_prob_, bernoulli_log_prob(model, alpha), rtol=1e-12)
+    streamed = model_class(alpha=alpha)
+    for batch in np.array_split(np.arange(40), 3):
+        streamed.partial_fit(X[batch], y[batch], classes=[0, 1, 2])
+    assert_same_model(streamed, model, DISCRETE_ATTRIBUTES, X, rtol=1e-12, atol=1e-14)
+
+
+def test_add_k_takes_one_pseudo_count_per_entry():
+    counts_ = np.array([[3.0, 0.0, 1.0], [0.0, 2.0, 2.0]])
+    k = np.array([1.0, 0.5, 0.0])
+    np.testing.assert_allclose(add_k(counts_, k, axis=1), (counts_ + k) / (counts_.sum(axis=1, keepdims=True) + 1.5))
+    stacked = np.stack([counts_, 4.0 - counts_])  # (present, absent) along axis 0
+    np.testing.assert_allclose(add_k(stacked, k, axis=0)[0], (counts_ + k) / (4.0 + 2 * k))
+    np.testing.assert_array_equal(add_k(counts_, np.full(3, 0.5), axis=1), add_k(counts_, 0.5, axis=1))
+    with pytest.raises(ValueError, match="k of shape \\(2,\\) does not broadcast against counts of shape"):
+        add_k(counts_, [1.0, 2.0], axis=1)
+    with pytest.raises(ValueError, match="k is a pseudo-count and must be a finite number >= 0"):
+        add_k(counts_, [1.0, -1.0, 0.0], axis=1)
+    with pytest.raises(ValueError, match="no observations"):
+        add_k(np.zeros((1, 3)), np.zeros(3), axis=1)
+
+
+@pytest.mark.parametrize("model_class", [MultinomialNB, BernoulliNB])
+@pytest.mark.parametrize(
+    "alpha, message",
+    [
+        (np.ones(24), "one per feature, but got an array of shape \\(24,\\) for X with 25 features"),
+        (np.ones((1, 25)), "an array of shape \\(1, 25\\) for X with 25 features"),
+        (np.r_[np.ones(3), -1.0, np.ones(21)], "one per feature\\) and must be a finite number >= 0; "
+                                               "got -1.0 at index 3 of the array"),
+        (np.r_[np.nan, np.ones(24)], "must be a finite number >= 0.*got nan at index 0"),
+        (np.r_[np.inf, np.ones(24)], "must be a finite number >= 0.*got inf at index 0"),
+        (-0.5, "must be a finite number >= 0.*got -0.5\\."),
+        (["a"] * 25, "must be a finite number >= 0"),
+        ("1", "must be a finite number >= 0"),
+    ],
+)
+def test_bad_alpha_gets_a_clear_error(model_class, alpha, message):
+    X, y = counts()
+    with pytest.raises(ValueError, match=f"alpha is the pseudo-count.*{message}.*one pseudo-count >= 0 "
+                                         f"per feature \\(an array of length n_features = 25\\)"):
+        model_class(alpha=alpha).fit(X, y)
