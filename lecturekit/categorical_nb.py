@@ -136,6 +136,15 @@ class CategoricalNB(_DiscreteNB):
         self.category_count_ = [np.zeros((classes.size, 0)) for _ in range(n_features)]
         self.n_categories_ = np.zeros(n_features, dtype=np.int64)
 
+    def _alpha(self) -> float:
+        if np.ndim(self.alpha) != 0:
+            raise ValueError(
+                f"CategoricalNB takes one alpha for every category of every feature (as "
+                f"scikit-learn's CategoricalNB does), not an array of shape {np.shape(self.alpha)}; "
+                f"the features have different numbers of categories. Use a number such as alpha=1.0."
+            )
+        return super()._alpha()
+
     def _categories(self, X: NDArray[Any], where: str) -> NDArray[np.intp]:
         """X as integer category codes, refusing negative and non-integer values."""
         if X.dtype.kind == "f":
@@ -143,7 +152,7 @@ class CategoricalNB(_DiscreteNB):
             if fractional.size:
                 row, feature = fractional[0]
                 raise ValueError(
-                    f"X passed to CategoricalNB.{where} holds {X[row, feature]!r} (row {row}, feature "
+                    f"X passed to CategoricalNB.{where} holds {X[row, feature].item()!r} (row {row}, feature "
                     f"{feature}), which is not a category code: categories are the integers 0, 1, "
                     f"..., n - 1 of each feature. Encode them with sklearn.preprocessing.OrdinalEncoder."
                 )

@@ -7,14 +7,13 @@ estimated from the complement of each class.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from lecturekit.multinomial_nb import MultinomialNB
-from lecturekit.nb_base import ALPHA_MIN, _DiscreteNB
+from lecturekit.nb_base import _DiscreteNB
 
 
 class ComplementNB(_DiscreteNB):
@@ -142,27 +141,6 @@ class ComplementNB(_DiscreteNB):
         return tags
 
     _data = MultinomialNB._data  # word counts: refuse negative values, keep the rest as they are
-
-    def _alpha(self) -> float | NDArray[np.float64]:
-        """alpha as a float or, as in scikit-learn, as one pseudo-count per feature."""
-        alpha, d = self.alpha, self.n_features_in_
-        try:
-            values = None if isinstance(alpha, (bool, str, bytes)) else np.asarray(alpha, dtype=np.float64)
-        except (TypeError, ValueError):
-            values = None
-        if (values is None or values.shape not in ((), (d,)) or not np.all(np.isfinite(values))
-                or np.any(values < 0)):
-            shown = f"an array of shape {np.shape(alpha)}" if np.ndim(alpha) else repr(alpha)
-            raise ValueError(
-                f"alpha is the pseudo-count added to every complement count: a finite number >= 0, "
-                f"or an array of {d} of them (one per feature, shape ({d},)); got {shown}. Use "
-                f"alpha=1.0 (Laplace smoothing) or a smaller positive value such as 0.1."
-            )
-        if values.min() < ALPHA_MIN and not self.force_alpha:
-            warnings.warn(f"alpha too small will result in numeric errors, setting alpha = {ALPHA_MIN:.1e}. "
-                          f"Use `force_alpha=True` to keep alpha unchanged.", UserWarning, stacklevel=4)
-            values = np.maximum(values, ALPHA_MIN)
-        return float(values) if values.ndim == 0 else values
 
     def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
         self.feature_all_ = self.feature_count_.sum(axis=0)
