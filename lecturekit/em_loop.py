@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
@@ -36,8 +35,17 @@ def _non_negative(value: Any, name: str, hint: str) -> float:
 
 
 def _log_posterior(joint: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """log p(x_i) (the log-sum-exp over classes) and the log responsibilities, from log p(x_i, c)."""
-    log_norm = logsumexp(joint, axis=1)
+    """log p(x_i) (the log-sum-exp over classes) and the log responsibilities, from log p(x_i, c).
+
+    The log-sum-exp of each row is shifted by the row's largest entry (so that no exp overflows),
+    as :func:`scipy.special.logsumexp` does, in fewer passes over the (n, K) matrix.
+    """
+    top = np.max(joint, axis=1)
+    top[~np.isfinite(top)] = 0.0  # a row of -inf: its sum is 0 and its log -inf, as in logsumexp
+    shifted = joint - top[:, np.newaxis]
+    np.exp(shifted, out=shifted)
+    with np.errstate(divide="ignore"):
+        log_norm = np.log(np.sum(shifted, axis=1)) + top
     return log_norm, joint - log_norm[:, np.newaxis]
 
 

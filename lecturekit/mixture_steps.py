@@ -66,24 +66,51 @@ def _check_covariances(covariances: NDArray[np.float64], covariance_type: str, d
         _variances(covariances, covariance_type, d)
 
 
+# Rows per block of the (K, rows, d) differences x_i - mu_k, sized so that a block stays in the
+# cache: centring exactly (no expansion of (x - mu)^2, which cancels digits) at the speed of BLAS.
+_BLOCK_ELEMENTS = 1 << 15
+
+
+def _row_blocks(n: int, K: int, d: int) -> list[slice]:
+    step = max(1, _BLOCK_ELEMENTS // (K * d))
+    return [slice(start, start + step) for start in range(0, n, step)]
+
+
+def _squared_distances(X: NDArray[np.float64], means: NDArray[np.float64],
+                       scales: NDArray[np.float64]) -> NDArray[np.float64]:
+    r"""The (n, K) matrix :math:`\sum_j s_{kj} (x_{ij} - \mu_{kj})^2`."""
+    (n, d), K = X.shape, means.shape[0]
+    out = np.empty((n, K))
+    for rows in _row_blocks(n, K, d):
+        diff = X[np.newaxis, rows] - means[:, np.newaxis]  # (K, rows, d)
+        np.square(diff, out=diff)
+        out[rows] = (diff @ scales[:, :, np.newaxis])[:, :, 0].T
+    return out
+
+
 def _log_gaussians(X: NDArray[np.float64], means: NDArray[np.float64], covariances: NDArray[np.float64],
                    covariance_type: str) -> NDArray[np.float64]:
     r"""The (n, K) matrix :math:`\log \mathcal N(x_i; \mu_k, \Sigma_k)`."""
     n, d = X.shape
     K = means.shape[0]
-    log_prob = np.empty((n, K))
-    if covariance_type in ("full", "tied"):
-        factors = _factors(covariances, covariance_type)
-        for k in range(K):
-            chol = factors[0 if covariance_type == "tied" else k]
+    if covariance_type == "full":
+        log_prob = np.empty((n, K))
+        for k, chol in enumerate(_factors(covariances, covariance_type)):
             log_det = 2.0 * np.sum(np.log(np.diag(chol)))
             log_prob[:, k] = -0.5 * (d * _LOG_2PI + log_det + mahalanobis_sq(X, means[k], chol))
+        return log_prob
+    if covariance_type == "tied":
+        # One triangular solve z = L^{-1} x for all points, then Euclidean distances to L^{-1} mu_k.
+        (chol,) = _factors(covariances, covariance_type)
+        log_det = 2.0 * np.sum(np.log(np.diag(chol)))
+        Z = solve_triangular(chol, X.T, lower=True).T
+        centres = solve_triangular(chol, means.T, lower=True).T
+        distance = _squared_distances(Z, centres, np.ones((K, d)))
     else:  # diagonal: independent features, one variance per feature (or per component)
         variances = _variances(covariances, covariance_type, d)
-        for k in range(K):
-            distance = ((X - means[k]) ** 2) @ (1.0 / variances[k])
-            log_prob[:, k] = -0.5 * (d * _LOG_2PI + np.sum(np.log(variances[k])) + distance)
-    return log_prob
+        log_det = np.sum(np.log(variances), axis=1)
+        distance = _squared_distances(X, means, 1.0 / variances)
+    return -0.5 * (d * _LOG_2PI + log_det + distance)
 
 
 def _m_step(X: NDArray[np.float64], resp: NDArray[np.float64], reg_covar: float, covariance_type: str):
@@ -97,24 +124,30 @@ def _m_step(X: NDArray[np.float64], resp: NDArray[np.float64], reg_covar: float,
     nk = np.maximum(resp.sum(axis=0), 10.0 * np.finfo(float).eps)
     means = (resp.T @ X) / nk[:, np.newaxis]
     K = nk.size
-    if covariance_type in ("full", "tied"):
-        scatter = np.empty((K, d, d))
+    if covariance_type == "full":
+        covariances = np.empty((K, d, d))
         for k in range(K):
             # sqrt(r) * (x - mu): its Gram matrix is the weighted scatter, exactly symmetric (syrk).
             weighted = (X - means[k]) * np.sqrt(resp[:, k])[:, np.newaxis]
-            scatter[k] = weighted.T @ weighted
-        if covariance_type == "tied":
-            covariances = scatter.sum(axis=0) / nk.sum()
-            covariances.flat[:: d + 1] += reg_covar
-        else:
-            covariances = scatter / nk[:, np.newaxis, np.newaxis]
-            for k in range(K):
-                covariances[k].flat[:: d + 1] += reg_covar
+            covariances[k] = weighted.T @ weighted / nk[k]
+            covariances[k].flat[:: d + 1] += reg_covar
+    elif covariance_type == "tied":
+        # The same, summed over the components: one Gram matrix of all K blocks stacked.
+        covariances = np.zeros((d, d))
+        for rows in _row_blocks(X.shape[0], K, d):
+            weighted = (X[np.newaxis, rows] - means[:, np.newaxis]) * np.sqrt(resp[rows].T)[:, :, np.newaxis]
+            weighted = weighted.reshape(-1, d)
+            covariances += weighted.T @ weighted
+        covariances /= nk.sum()
+        covariances.flat[:: d + 1] += reg_covar
     else:
         # Centred before squaring (scikit-learn expands E[x^2] - mu^2, which cancels digits).
-        covariances = np.empty((K, d))
-        for k in range(K):
-            covariances[k] = resp[:, k] @ (X - means[k]) ** 2 / nk[k]
+        covariances = np.zeros((K, d))
+        for rows in _row_blocks(X.shape[0], K, d):
+            diff = X[np.newaxis, rows] - means[:, np.newaxis]  # (K, rows, d)
+            np.square(diff, out=diff)
+            covariances += (resp[rows].T[:, np.newaxis] @ diff)[:, 0]
+        covariances /= nk[:, np.newaxis]
         covariances += reg_covar
         if covariance_type == "spherical":
             covariances = covariances.mean(axis=1)
