@@ -145,8 +145,8 @@ class CategoricalNB(_DiscreteNB):
             )
         return super()._alpha()
 
-    def _categories(self, X: NDArray[Any], where: str) -> NDArray[np.intp]:
-        """X as integer category codes, refusing negative and non-integer values."""
+    def _categories(self, X: NDArray[Any], where: str) -> NDArray[Any]:
+        """X checked as category codes: no negative, non-integer or (in fit) huge values."""
         if X.dtype.kind == "f":
             fractional = np.argwhere(X != np.floor(X))  # X is finite: checked before
             if fractional.size:
@@ -162,7 +162,13 @@ class CategoricalNB(_DiscreteNB):
                 f"integers 0, 1, ..., n - 1 of each feature. Encode them with "
                 f"sklearn.preprocessing.OrdinalEncoder."
             )
-        return X.astype(np.intp, copy=False)
+        if where == "fit" and X.size and X.max() >= 2**31:  # a table column per code up to the largest
+            raise ValueError(
+                f"X passed to CategoricalNB.fit holds the category code {X.max()}: every feature gets "
+                f"one table column per code 0..max, which would not fit in memory. Encode the "
+                f"categories as 0, 1, ..., n - 1 with sklearn.preprocessing.OrdinalEncoder."
+            )
+        return X
 
     def _min_categories(self) -> NDArray[np.int64]:
         d, given = self.n_features_in_, self.min_categories
@@ -188,7 +194,7 @@ class CategoricalNB(_DiscreteNB):
     def _update(self, X: NDArray[Any], codes: NDArray[np.intp],
                 sample_weight: NDArray[np.float64] | None = None) -> None:
         alpha = self._alpha()
-        X = self._categories(X, "fit")
+        X = self._categories(X, "fit").astype(np.intp, copy=False)
         n_categories = np.maximum(np.maximum(self.n_categories_, self._min_categories()), X.max(axis=0) + 1)
         self.category_count_ = [np.pad(count, [(0, 0), (0, n - count.shape[1])])
                                 for count, n in zip(self.category_count_, n_categories)]
@@ -211,15 +217,15 @@ class CategoricalNB(_DiscreteNB):
 
     def _joint(self, X: NDArray[Any]) -> NDArray[np.float64]:
         X = self._categories(X, "predict")
-        unseen = np.argwhere(X >= self.n_categories_)
+        unseen = np.argwhere(X >= self.n_categories_)  # before the cast: 1e20 stays large
         if unseen.size:
             row, feature = unseen[0]
             n = self.n_categories_[feature]
             raise ValueError(
-                f"X passed to CategoricalNB.predict holds category {X[row, feature]} of feature "
+                f"X passed to CategoricalNB.predict holds category {X[row, feature].item()!r} of feature "
                 f"{feature} (row {row}), but the model knows only the categories 0..{n - 1} of that "
                 f"feature (n_categories_[{feature}] = {n}). Refit with min_categories set to the "
                 f"number of categories of each feature, so that unseen ones get the smoothed "
                 f"probability alpha / (N_c + alpha * n)."
             )
-        return self._scores(self._one_hot(X), self._log_prob)
+        return self._scores(self._one_hot(X.astype(np.intp, copy=False)), self._log_prob)

@@ -344,6 +344,9 @@ BEYOND = np.array([[1, 4, 2, 9]])  # feature 3 has 7 categories
          "not compatible with arrays of bytes/strings.*numeric"),
         (lambda: FITTED.predict(BEYOND), "category 9 of feature 3 \\(row 0\\).*categories 0..6 of that feature "
                                          "\\(n_categories_\\[3\\] = 7\\).*min_categories"),
+        (lambda: FITTED.predict_proba([[1.0, 4.0, 2.0, 1e20]]), "category 1e\\+20 of feature 3"),
+        (lambda: CategoricalNB().fit(np.where(X_CAT == 6, 2**40, X_CAT), Y_CAT),
+         "category code 1099511627776: every feature gets one table column per code.*OrdinalEncoder"),
         (lambda: CategoricalNB(min_categories=0).fit(X_CAT, Y_CAT), "min_categories .* integer >= 1.*got 0"),
         (lambda: CategoricalNB(min_categories=2.0).fit(X_CAT, Y_CAT), "min_categories .*got 2.0"),
         (lambda: CategoricalNB(min_categories=True).fit(X_CAT, Y_CAT), "min_categories .*got True"),
