@@ -12,7 +12,10 @@ Module                              Chapter
 :mod:`lecturekit.shrinkage`         02.04 covariance shrinkage: Ledoit-Wolf and Friedman's RDA
 :mod:`lecturekit.logistic`          02.05 Logistic regression, against GDA
 :mod:`lecturekit.datasets`          offline corpora for chapter 3: SMS spam, 20 Newsgroups (data/)
-:mod:`lecturekit.text`              chapter 3: tokenizer, vocabulary, sparse counts, mutual information
+:mod:`lecturekit.text`              chapter 3: tokenizer, vocabulary and word selection under one name
+:mod:`lecturekit.tokenizer`         chapter 3: documents split into words by one regular expression
+:mod:`lecturekit.vocabulary`        chapter 3: the vocabulary and the sparse document-term counts
+:mod:`lecturekit.word_selection`    chapter 3: words ranked by mutual information with the class
 :mod:`lecturekit.naive_bayes`       chapter 3: every naive Bayes model under one name
 :mod:`lecturekit.complement_nb`     chapter 3: complement naive Bayes (Rennie et al., 2003)
 :mod:`lecturekit.categorical_nb`    chapter 3: categorical naive Bayes (one distribution per feature)

@@ -1,4 +1,8 @@
-"""Tests of lecturekit.text (chapter 3: turning documents into count vectors)."""
+"""Tests of lecturekit.text (chapter 3: turning documents into count vectors).
+
+lecturekit.text gathers lecturekit.tokenizer, lecturekit.vocabulary and lecturekit.word_selection;
+the tests import the names from lecturekit.text, as the notebooks do.
+"""
 
 import re
 
@@ -12,6 +16,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import mutual_info_score
 
+from lecturekit import text, tokenizer, vocabulary, word_selection
 from lecturekit.datasets import load_20newsgroups
 from lecturekit.text import (
     TOKEN_PATTERN,
@@ -44,6 +49,18 @@ def assert_same_as_count_vectorizer(documents, ours: Vocabulary, **cv_kwargs):
     assert (X[:, columns] != R).nnz == 0
     assert (ours.transform(documents) != X).nnz == 0
     return X
+
+
+# --------------------------------------------------------------------------- one name for three modules
+
+
+def test_text_gathers_the_three_modules():
+    """Every public name of the three modules is lecturekit.text's, the same object."""
+    modules = (tokenizer, vocabulary, word_selection)
+    assert sorted(text.__all__) == sorted(name for module in modules for name in module.__all__)
+    for module in modules:
+        for name in module.__all__:
+            assert getattr(text, name) is getattr(module, name)
 
 
 # --------------------------------------------------------------------------- tokenize
