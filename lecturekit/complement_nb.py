@@ -107,7 +107,9 @@ class ComplementNB(_DiscreteNB):
     weights deciding between those; with ``norm=True`` the weights of a class with :math:`m`
     such words tend to :math:`1/m` on them and to 0 elsewhere; a class with no word outside it
     has a uniform complement :math:`\tilde\theta_{cj} = 1/d` (the limit of
-    :math:`\alpha / (d\alpha)`). With ``alpha > 0`` every number equals scikit-learn's.
+    :math:`\alpha / (d\alpha)`). With a single feature every :math:`\tilde\theta_{c1} = 1`, so
+with ``norm=True`` the weights are :math:`0/0`: here 0 (no evidence, the classes tie), in
+scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-learn's.
 
     Examples
     --------
@@ -152,8 +154,9 @@ class ComplementNB(_DiscreteNB):
             logged = np.log(complement / total)
         zero = np.isneginf(logged)
         if self.norm:
+            summed = logged.sum(axis=1, keepdims=True)  # 0 only with one feature (theta~ = 1)
             with np.errstate(invalid="ignore"):  # -inf / -inf in the rows that have zeros
-                weights = logged / logged.sum(axis=1, keepdims=True)
+                weights = logged / np.where(summed == 0, 1.0, summed)
             many = zero.sum(axis=1, keepdims=True)  # the limit alpha -> 0: 1/m on the zeros
             self.feature_log_prob_ = np.where(many > 0, zero / np.maximum(many, 1), weights)
         else:

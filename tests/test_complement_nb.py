@@ -304,6 +304,16 @@ def test_alpha_zero_with_no_word_outside_a_class_takes_the_uniform_limit():
     assert np.all(np.isfinite(model.predict_proba([[1, 1, 1], [0, 0, 2]])))
 
 
+def test_one_feature_carries_no_evidence():
+    # With one word every complement puts probability 1 on it: all weights are 0 (with norm=True
+    # scikit-learn divides 0 by 0 and returns NaN), and the classes tie.
+    X, y = np.array([[1], [4], [2], [0]]), [0, 0, 1, 1]
+    for norm in (False, True):
+        model = ComplementNB(norm=norm).fit(X, y)
+        np.testing.assert_array_equal(model.feature_log_prob_, 0.0)
+        np.testing.assert_array_equal(model.predict_proba([[3], [0]]), 0.5)
+
+
 class NoDensify(sp.csr_matrix):
     """A CSR matrix that fails the test if anything turns it into a dense array."""
 
