@@ -107,15 +107,17 @@ MESSAGE = {  # strict xfail: every pytest.raises/warns passes except for its `ma
     "test_gnb_neg_priors": OUR_WORDING + " (negative priors)",
     "test_gnb_wrong_nb_priors": OUR_WORDING + " (one prior per class)",
     "test_gnb_prior_greater_one": OUR_WORDING + " (priors that do not sum to one)",
-    "test_NB_partial_fit_no_first_classes[*]": OUR_WORDING + " (it names the class: BernoulliNB.partial_fit)",
-    "test_discretenb_provide_prior[*]": OUR_WORDING + " (one prior per class)",
+    "test_NB_partial_fit_no_first_classes[*]": OUR_WORDING + " (no classes on the first partial_fit, other "
+                                                             "classes later; ours names the estimator)",
+    "test_discretenb_provide_prior[*]": OUR_WORDING + " (one prior per class; a label listed twice in "
+                                                      "partial_fit's classes)",
     "test_alpha_vector": OUR_WORDING + " (a negative entry or the wrong length of an alpha array)",
     "test_categoricalnb[*]": OUR_WORDING + " (negative category codes; for the one-class y of the same "
                              "test, lecturekit refuses the one class first: see ON_PURPOSE)",
     "test_categoricalnb_min_categories_errors[*]": OUR_WORDING + " (min_categories of the wrong shape)",
-    "test_check_weights": OUR_WORDING + " (weights_init's shape and values)",
+    "test_check_weights": OUR_WORDING + " (weights_init's shape, range and sum)",
     "test_check_means": OUR_WORDING + " (means_init's shape)",
-    "test_check_precisions": OUR_WORDING + " (precisions_init's shape and definiteness)",
+    "test_check_precisions": OUR_WORDING + " (precisions_init's shape and definiteness, every covariance_type)",
     "test_gaussian_mixture_fit_convergence_warning": OUR_WORDING + " (the ConvergenceWarning)",
     "test_regularisation": OUR_WORDING + " (a singular covariance with reg_covar=0)",
     "test_sample": OUR_WORDING + " (n_samples < 1)",
