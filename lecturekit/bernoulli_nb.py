@@ -102,33 +102,35 @@ class BernoulliNB(_DiscreteNB):
                 f"binarize={threshold} < 0 would turn every zero of the sparse X into a one (a "
                 f"dense matrix); use binarize >= 0 or pass a dense X."
             )
-        return values > threshold  # boolean: _class_feature_counts counts the True values
+        # 1.0 where present, 0.0 where absent: one pass, straight into the float64 that the
+        # counting (np.bincount weights) and the scoring (a sparse product) use
+        return np.greater(values, threshold, out=np.empty(values.shape))
 
     def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
-        # p_cj depends on N_cj only through the integer N_cj in 0..N_c (when no sample_weight was
-        # fractional). With fewer possible counts
-        # than features (the usual case for text) the estimate is computed once per possible
-        # count, in a table, and looked up; otherwise once per feature. Either way, the two
-        # outcomes (present, absent) lie along the first axis of the counts given to add_k.
+        # p_cj depends on N_cj only through the whole number N_cj in 0..N_c (unless a sample_weight
+        # was fractional or alpha varies by feature). With fewer possible counts than features (the
+        # usual case for text) the estimate is computed once per possible count, in a table of
+        # shape (n_classes, N_max + 1), and looked up with one gather; otherwise once per feature.
+        # Either way, the two outcomes (present, absent) lie along the first axis of the counts
+        # given to add_k, and the results keep the layout of feature_count_.
+        counts, n_classes = self.feature_count_, self.classes_.size
         n_max = int(self.class_count_.max())
-        if np.ndim(alpha) == 0 and self._whole_counts and n_max + 1 < self.feature_count_.shape[1]:
-            present = np.broadcast_to(np.arange(n_max + 1.0), (self.classes_.size, n_max + 1))
+        if np.ndim(alpha) == 0 and self._whole_counts and n_max + 1 < counts.shape[1]:
+            present = np.broadcast_to(np.arange(n_max + 1.0), (n_classes, n_max + 1))
             # absent = N_c - n; clipped at 0 for n > N_c, entries that no feature can look up
             absent = np.maximum(self.class_count_[:, np.newaxis] - present, 0.0)
             with np.errstate(divide="ignore"):  # alpha = 0 (force_alpha): p may be 0 or 1
                 table = np.log(add_k(np.stack([present, absent]), alpha, axis=0))
-            index = self.feature_count_.astype(np.intp)
-            logs = np.stack([np.take_along_axis(table[0], index, axis=1),
-                             np.take_along_axis(table[1], index, axis=1)])
+            index = counts.astype(np.intp)  # row c of the table starts at c * (N_max + 1)
+            index += np.arange(0, n_classes * (n_max + 1), n_max + 1)[:, np.newaxis]
+            logs = table[0].ravel()[index], table[1].ravel()[index]
         else:
-            counts = np.empty((2,) + self.feature_count_.shape)
-            counts[0] = self.feature_count_
-            np.subtract(self.class_count_[:, np.newaxis], self.feature_count_, out=counts[1])
-            np.maximum(counts[1], 0.0, out=counts[1])  # rounding of weighted sums: not below 0
+            stacked = np.stack([counts, self.class_count_[:, np.newaxis] - counts])
+            np.maximum(stacked[1], 0.0, out=stacked[1])  # rounding of weighted sums: not below 0
             with np.errstate(divide="ignore"):
-                logs = np.log(add_k(counts, alpha, axis=0), out=counts)
+                logs = np.log(add_k(stacked, alpha, axis=0), out=stacked)
         self.feature_log_prob_, self._log_absent = logs[0], logs[1]
-        self._has_zero = bool(np.any(alpha == 0) and np.isneginf(logs).any())
+        self._has_zero = bool(np.any(alpha == 0) and any(np.isneginf(log).any() for log in logs))
 
     def _joint(self, X: Any) -> NDArray[np.float64]:
         X = self._with_data(X, self._data(X).astype(np.float64, copy=False))

@@ -405,7 +405,9 @@ def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1) -> NDAr
             "A slice of counts has no observations, so its maximum-likelihood estimate is 0/0. "
             "Use k > 0 (add-k smoothing) or drop the empty slice."
         )
-    return (counts + k) / total
+    estimate = counts + k
+    estimate /= total  # in place: one new array, not two
+    return estimate
 
 
 def joint_counts(

@@ -163,28 +163,30 @@ def _class_feature_counts(X: Any, codes: NDArray[np.intp], n_classes: int,
                           sample_weight: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
     """The (n_classes, n_features) sums of X over the rows of each class, in one pass.
 
-    Sparse X: one ``np.bincount`` of ``class * n_features + column`` weighted by the stored values
+    Sparse X: one ``np.bincount`` of ``column * n_classes + class`` weighted by the stored values
     (``data`` replaces ``X.data``, e.g. binarised values) times the row weights. Dense X: one BLAS
-    product with the class indicator, which holds the row weights (or ones).
+    product with the class indicator, which holds the row weights (or ones). The result is the
+    transpose of a C-ordered (n_features, n_classes) array: estimates computed from it elementwise
+    keep that layout, so that ``W.T`` in the prediction ``X @ W.T`` is C-ordered and SciPy's
+    sparse product does not copy it (a third of the time of a prediction with 100,000 words).
     """
     n, d = X.shape
     data = _values(X) if data is None else data
-    if sp.issparse(X):
-        keys = _per_value(X, codes.astype(np.int64))  # class of each value
-        keys *= d
-        keys += X.indices if X.format == "csr" else np.repeat(np.arange(d), np.diff(X.indptr))
-        weights = None if sample_weight is None else _per_value(X, sample_weight)
-        if data.dtype == bool:  # present/absent (BernoulliNB): count the keys of present values
-            if not data.all():
-                keys = keys[data]
-                weights = None if weights is None else weights[data]
-            counts = np.bincount(keys, weights=weights, minlength=n_classes * d)
-            return counts.reshape(n_classes, d).astype(np.float64, copy=False)
-        weights = data if weights is None else weights * data
-        return np.bincount(keys, weights=weights, minlength=n_classes * d).reshape(n_classes, d)
-    indicator = np.zeros((n_classes, n))
-    indicator[codes, np.arange(n)] = 1.0 if sample_weight is None else sample_weight
-    return indicator @ data.astype(np.float64, copy=False)
+    if not sp.issparse(X):
+        indicator = np.zeros((n, n_classes))
+        indicator[np.arange(n), codes] = 1.0 if sample_weight is None else sample_weight
+        return (data.T.astype(np.float64, copy=False) @ indicator).T
+    if X.format == "csr":
+        keys = np.multiply(X.indices, n_classes, dtype=np.int64)  # key = column * n_classes
+        keys += np.repeat(codes, np.diff(X.indptr))  # + class
+    else:  # csc
+        keys = np.repeat(np.arange(0, d * n_classes, n_classes), np.diff(X.indptr))
+        keys += codes[X.indices]
+    # float64 weights (a boolean becomes 0/1): np.bincount converts others itself, twice as slowly
+    weights = data.astype(np.float64, copy=False)
+    if sample_weight is not None:
+        weights = weights * _per_value(X, sample_weight)
+    return np.bincount(keys, weights=weights, minlength=d * n_classes).reshape(d, n_classes).T
 
 
 def _normalise(joint: NDArray[np.float64], name: str, *, exponentiate: bool = False) -> NDArray[np.float64]:
