@@ -245,7 +245,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         return np.argmax(self._fit(X), axis=1)
 
     def _fit(self, X: ArrayLike) -> NDArray[np.float64]:
-        """:meth:`fit`; returns the log responsibilities of ``X`` under the fitted parameters."""
+        """:meth:`fit`; returns :meth:`_weighted_log_prob` of ``X`` under the fitted parameters."""
         self._check_params()
         # A warm start continues from the fitted parameters: one start, no initialisation.
         warm = bool(self.warm_start) and hasattr(self, "converged_")
@@ -271,7 +271,8 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 printer=_VerbosePrinter(self.verbose, self.verbose_interval), stacklevel=4)
         self.lower_bounds_ = self.history_.copy()
         self._fitted_shape = (K, self.covariance_type)
-        _, log_resp = self._e_step(X)  # the final E-step: fit_predict(X) == fit(X).predict(X)
+        # The final E-step, which predict repeats: fit_predict(X) == fit(X).predict(X).
+        weighted_log_prob = self._weighted_log_prob(X)
         counts = self.weights_ * n
         empty = np.flatnonzero(counts < 1.0)
         if empty.size:
@@ -284,7 +285,7 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 UserWarning,
                 stacklevel=3,
             )
-        return log_resp
+        return weighted_log_prob
 
     def _check_warm_start(self) -> None:
         fitted = getattr(self, "_fitted_shape", (self.means_.shape[0], self.covariance_type))
@@ -342,7 +343,8 @@ class GaussianMixture(DensityMixin, BaseEstimator):
                 resp = np.zeros((n, K))
                 resp[random_state.choice(n, size=K, replace=False), np.arange(K)] = 1.0
             weights, means, covariances = _m_step(X, resp, self.reg_covar, self.covariance_type)
-            _check_covariances(covariances, self.covariance_type, X.shape[1])
+            if "covariances" not in initial:  # a collapsed start raises now, as in scikit-learn
+                _check_covariances(covariances, self.covariance_type, X.shape[1])
         self.weights_ = initial.get("weights_init", weights)
         self.means_ = initial.get("means_init", means)
         self.covariances_ = initial.get("covariances", covariances)

@@ -4,7 +4,10 @@ r"""The two steps of EM for a mixture of Gaussians, as functions of arrays.
   the four covariance types, through Cholesky factors (:func:`lecturekit.gaussian.cholesky`);
   with the log weights added and normalised by log-sum-exp, it gives the E-step's responsibilities;
 * :func:`_m_step`: GDA's closed forms with every point counted :math:`r_{ik}` times in component
-  :math:`k`, plus ``reg_covar`` on the diagonal.
+  :math:`k`, plus ``reg_covar`` on the diagonal;
+* :func:`_precisions_cholesky` and :func:`_precisions`: scikit-learn's ``precisions_cholesky_``
+  and ``precisions_``, from the covariances; :func:`_initial_values`: ``weights_init``,
+  ``means_init`` and ``precisions_init`` checked as scikit-learn checks them.
 
 Used by :class:`lecturekit.gaussian_mixture.GaussianMixture`; derived, and checked against these
 functions, in notebooks/05.02-Gaussian-Mixtures.ipynb.

@@ -93,6 +93,17 @@ def test_sklearn_leaves_the_first_weights_of_a_seeded_start_unnormalised():
     np.testing.assert_allclose(ours.means_, theirs.means_, rtol=1e-9)
 
 
+def test_the_public_api_is_sklearns():
+    # The same parameters with the same defaults, and every public name of a fitted scikit-learn
+    # model (methods and attributes) on ours; history_ is the one extra (the course's name).
+    assert GaussianMixture().get_params() == SklearnGaussianMixture().get_params()
+    X = blobs(n=100, seed=14)
+    ours, theirs = GaussianMixture(2, random_state=0).fit(X), SklearnGaussianMixture(2, random_state=0).fit(X)
+    public = {name for name in dir(theirs) if not name.startswith("_")}
+    assert public <= set(dir(ours))
+    assert {name for name in dir(ours) if not name.startswith("_")} - public == {"history_"}
+
+
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 def test_scores_match_sklearn_for_the_same_parameters(covariance_type):
     X = blobs(seed=4)
@@ -395,6 +406,16 @@ def test_a_collapse_in_the_last_m_step_raises_like_one_mid_run():
     _, log_resp = before._e_step(X)  # the fifth iteration by hand
     with pytest.raises(ValueError, match=message):
         before._m_step(X, log_resp)
+
+
+def test_a_collapsed_start_raises_unless_precisions_init_replaces_it():
+    # k-means++ puts each component on one point: with reg_covar=0 its covariance is 0, and the
+    # fit stops before any iteration (max_iter=0 included), unless precisions_init is given.
+    settings_ = dict(n_components=2, init_params="k-means++", reg_covar=0.0, max_iter=0, random_state=0)
+    with pytest.raises(ValueError, match="covariance of component 0 is singular.*reg_covar > 0"):
+        GaussianMixture(**settings_).fit(X3)
+    model = GaussianMixture(precisions_init=np.array([np.eye(3)] * 2), **settings_).fit(X3)
+    np.testing.assert_allclose(model.covariances_, np.array([np.eye(3)] * 2))
 
 
 def test_weights_init_accepts_sklearns_rounding():
