@@ -119,16 +119,15 @@ class BernoulliNB(_DiscreteNB):
             present = np.broadcast_to(np.arange(n_max + 1.0), (n_classes, n_max + 1))
             # absent = N_c - n; clipped at 0 for n > N_c, entries that no feature can look up
             absent = np.maximum(self.class_count_[:, np.newaxis] - present, 0.0)
-            with np.errstate(divide="ignore"):  # alpha = 0 (force_alpha): p may be 0 or 1
-                table = np.log(add_k(np.stack([present, absent]), alpha, axis=0))
+            # alpha = 0 (force_alpha): p may be 0 or 1, a log -inf
+            table = add_k(np.stack([present, absent]), alpha, axis=0, log=True)
             index = counts.astype(np.intp)  # row c of the table starts at c * (N_max + 1)
             index += np.arange(0, n_classes * (n_max + 1), n_max + 1)[:, np.newaxis]
             logs = table[0].ravel()[index], table[1].ravel()[index]
         else:
             stacked = np.stack([counts, self.class_count_[:, np.newaxis] - counts])
             np.maximum(stacked[1], 0.0, out=stacked[1])  # rounding of weighted sums: not below 0
-            with np.errstate(divide="ignore"):
-                logs = np.log(add_k(stacked, alpha, axis=0), out=stacked)
+            logs = add_k(stacked, alpha, axis=0, log=True)
         self.feature_log_prob_, self._log_absent = logs[0], logs[1]
         self._has_zero = bool(np.any(alpha == 0) and any(np.isneginf(log).any() for log in logs))
 

@@ -340,7 +340,8 @@ def mle(counts: ArrayLike, axis: int = -1) -> NDArray[np.float64]:
     return add_k(counts, k=0.0, axis=axis)
 
 
-def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1) -> NDArray[np.float64]:
+def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1, *,
+          log: bool = False) -> NDArray[np.float64]:
     r"""Add-k smoothed estimate :math:`(N_j + k) / (N + kK)` of categorical probabilities.
 
     ``k = 1`` is Laplace smoothing, ``k = 0`` the maximum-likelihood estimate; as ``k`` grows the
@@ -358,11 +359,15 @@ def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1) -> NDAr
         against ``counts`` (e.g. one per feature along the last axis).
     axis : int, default -1
         The axis that indexes categories.
+    log : bool, default False
+        Return the natural logarithm of the estimate instead, as
+        :math:`\log(N_j + k) - \log(N + kK)` (no division; an estimate of 0 gives ``-inf``).
 
     Returns
     -------
     ndarray
-        Probabilities of the same shape as ``counts`` that sum to one along ``axis``.
+        Probabilities of the same shape as ``counts`` that sum to one along ``axis`` (with
+        ``log=True``, their logarithms).
 
     Raises
     ------
@@ -405,8 +410,13 @@ def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1) -> NDAr
             "A slice of counts has no observations, so its maximum-likelihood estimate is 0/0. "
             "Use k > 0 (add-k smoothing) or drop the empty slice."
         )
-    estimate = counts + k
-    estimate /= total  # in place: one new array, not two
+    estimate = counts + k  # then in place: one new array, not two
+    if log:
+        with np.errstate(divide="ignore"):  # k = 0 and N_j = 0: log 0 = -inf
+            np.log(estimate, out=estimate)
+        estimate -= np.log(total)
+        return estimate
+    estimate /= total
     return estimate
 
 

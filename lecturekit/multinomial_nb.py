@@ -24,7 +24,7 @@ class MultinomialNB(_DiscreteNB):
     With :math:`N_{cj}` the number of times word :math:`j` occurs in the documents of class
     :math:`c`, the add-alpha estimate is
     :math:`\theta_{cj} = (N_{cj} + \alpha) / (\sum_{j'} N_{cj'} + \alpha d)`, computed by
-    ``add_k(feature_count_, alpha, axis=1)``, and a document scores
+    ``add_k(feature_count_, alpha, axis=1, log=True)`` in log space, and a document scores
     :math:`\log \pi_c + \sum_j x_j \log \theta_{cj}` (one sparse-times-dense product). An
     empty document (an all-zero row) scores :math:`\log \pi_c`: the prior alone decides.
 
@@ -94,9 +94,8 @@ class MultinomialNB(_DiscreteNB):
         return values
 
     def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
-        with np.errstate(divide="ignore"):  # alpha = 0 (force_alpha): an unseen word has log 0
-            probabilities = add_k(self.feature_count_, alpha, axis=1)
-            self.feature_log_prob_ = np.log(probabilities, out=probabilities)
+        # alpha = 0 (force_alpha): an unseen word has log 0 = -inf
+        self.feature_log_prob_ = add_k(self.feature_count_, alpha, axis=1, log=True)
         self._has_zero = bool(np.any(alpha == 0) and np.isneginf(self.feature_log_prob_).any())
 
     def _joint(self, X: Any) -> NDArray[np.float64]:

@@ -7,6 +7,7 @@ equal one fit), and for bad input (a ValueError that names the problem and the f
 
 from __future__ import annotations
 
+import warnings
 from contextlib import nullcontext
 
 import hypothesis.strategies as st
@@ -312,6 +313,10 @@ def test_add_k_takes_one_pseudo_count_per_entry():
     stacked = np.stack([counts_, 4.0 - counts_])  # (present, absent) along axis 0
     np.testing.assert_allclose(add_k(stacked, k, axis=0)[0], (counts_ + k) / (4.0 + 2 * k))
     np.testing.assert_array_equal(add_k(counts_, np.full(3, 0.5), axis=1), add_k(counts_, 0.5, axis=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # log 0 = -inf quietly
+        np.testing.assert_allclose(add_k(counts_, k, axis=1, log=True), np.log(add_k(counts_, k, axis=1)),
+                                   rtol=1e-14)
     with pytest.raises(ValueError, match="k of shape \\(2,\\) does not broadcast against counts of shape"):
         add_k(counts_, [1.0, 2.0], axis=1)
     with pytest.raises(ValueError, match="k is a pseudo-count and must be a finite number >= 0"):
