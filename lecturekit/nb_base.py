@@ -177,8 +177,9 @@ def _class_feature_counts(X: Any, codes: NDArray[np.intp], n_classes: int,
         indicator[np.arange(n), codes] = 1.0 if sample_weight is None else sample_weight
         return (data.T.astype(np.float64, copy=False) @ indicator).T
     if X.format == "csr":
-        keys = np.multiply(X.indices, n_classes, dtype=np.int64)  # key = column * n_classes
-        keys += np.repeat(codes, np.diff(X.indptr))  # + class
+        keys = np.repeat(codes.astype(np.intp, copy=False), np.diff(X.indptr))  # class, then
+        small = np.int32 if d * n_classes < 2**31 else np.intp  # + column * n_classes
+        keys += np.multiply(X.indices, n_classes, dtype=small)
     else:  # csc
         keys = np.repeat(np.arange(0, d * n_classes, n_classes), np.diff(X.indptr))
         keys += codes[X.indices]
