@@ -437,7 +437,9 @@ class _DiscreteNB(_BaseNB):
             return np.maximum(values, ALPHA_MIN)
         return values
 
-    _check_alpha = _alpha  # scikit-learn's name for the same check
+    def _check_alpha(self) -> float | NDArray[np.float64]:
+        """scikit-learn's name for :meth:`_alpha` (a subclass may override either)."""
+        return self._alpha()
 
     def _class_log_prior(self) -> NDArray[np.float64]:
         n_classes = self.classes_.size
