@@ -3,11 +3,11 @@
 The document-term matrix of the training set (11,293 posts, CSR) is built here with scikit-learn's
 ``CountVectorizer``, for the benchmark only. A second, synthetic corpus has a larger vocabulary:
 20,000 documents over 100,000 words of Zipf frequencies, 20 classes, about 115 distinct words a
-document (CSR), where the 2,000,000 (class, word) estimates are a large part of a fit. ``fit``
-and ``predict_proba`` of
-:class:`lecturekit.naive_bayes.MultinomialNB` and :class:`~lecturekit.naive_bayes.BernoulliNB`
-are timed against scikit-learn's classes of the same names in the same run;
-tests/test_naive_bayes.py checks that the probabilities agree to 1e-8. Fitting counts with one
+document (CSR), where the 2,000,000 (class, word) estimates are a large part of a fit.
+``fit`` and ``predict_proba`` of :class:`lecturekit.naive_bayes.MultinomialNB` and
+:class:`~lecturekit.naive_bayes.BernoulliNB` are timed against scikit-learn's classes of the same
+names in the same run; tests/test_naive_bayes.py checks that the probabilities agree to 1e-8
+(tests/test_nb_base.py with sample_weight and alpha arrays). Fitting counts with one
 ``np.bincount`` over the stored non-zeros (about 2.5x faster than the sparse one-hot product that
 scikit-learn uses); prediction is one sparse-times-dense product, as in scikit-learn, whose dense
 operand is already laid out as SciPy needs it. The 20 Newsgroups lines end with the peak memory
