@@ -9,9 +9,8 @@ document (CSR), where the 2,000,000 (class, word) estimates are a large part of 
 names in the same run; tests/test_naive_bayes.py checks that the probabilities agree to 1e-8
 (tests/test_nb_base.py with sample_weight and alpha arrays). Fitting counts with one
 ``np.bincount`` over the stored non-zeros (about 2.5x faster than the sparse one-hot product that
-scikit-learn uses); prediction is one sparse-times-dense product, as in scikit-learn, whose dense
-operand is already laid out as SciPy needs it. The 20 Newsgroups lines end with the peak memory
-(tracemalloc) of one fit and one predict_proba of each.
+scikit-learn uses); prediction is one sparse-times-dense product, as in scikit-learn. The 20
+Newsgroups lines end with the peak memory (tracemalloc) of one fit and one predict_proba of each.
 """
 
 from __future__ import annotations

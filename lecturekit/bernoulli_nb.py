@@ -112,7 +112,7 @@ class BernoulliNB(_DiscreteNB):
         # usual case for text) the estimate is computed once per possible count, in a table of
         # shape (n_classes, N_max + 1), and looked up with one gather; otherwise once per feature.
         # Either way, the two outcomes (present, absent) lie along the first axis of the counts
-        # given to add_k, and the results keep the layout of feature_count_.
+        # given to add_k.
         counts, n_classes = self.feature_count_, self.classes_.size
         n_max = int(self.class_count_.max())
         if np.ndim(alpha) == 0 and self._whole_counts and n_max + 1 < counts.shape[1]:
