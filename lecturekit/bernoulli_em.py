@@ -38,16 +38,21 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from lecturekit.em_loop import _check_em_params, _non_negative, _run_em
+from lecturekit.em_loop import (
+    _run_semi_supervised_em,
+    _unlabeled_for_em,
+    _unlabeled_weight,
+    _validated_unlabeled,
+)
 from lecturekit.naive_bayes import _classes, _validate_X, _values
+from lecturekit.nb_base import _Posterior
 
 __all__ = ["SemiSupervisedBernoulliNB"]
 
 
-class SemiSupervisedBernoulliNB(ClassifierMixin, BaseEstimator):
+class SemiSupervisedBernoulliNB(_Posterior):
     r"""Bernoulli naive Bayes fitted by EM from labelled and unlabelled documents.
 
     Starts from the Bernoulli naive Bayes fit of the labelled documents (scikit-learn's
@@ -162,14 +167,8 @@ class SemiSupervisedBernoulliNB(ClassifierMixin, BaseEstimator):
         return data
 
     def _check_unlabeled(self, X_unlabeled: Any) -> Any:
-        shape = np.shape(X_unlabeled)
-        if len(shape) == 2 and shape[0] == 0 and shape[1] == self.n_features_in_:
-            return X_unlabeled  # no unlabelled documents: nothing for EM to do
-        try:
-            X_u, _ = _validate_X(self, X_unlabeled, None, "predict", reset=False, sparse=True)
-        except ValueError as exc:
-            raise ValueError(f"X_unlabeled: {exc}") from exc
-        return self._binary(X_u, "fit (X_unlabeled)")
+        X_u = _validated_unlabeled(self, X_unlabeled)
+        return self._binary(X_u, "fit (X_unlabeled)") if np.shape(X_u)[0] else X_u
 
     # ------------------------------------------------------------------ the two steps
 
@@ -221,10 +220,7 @@ class SemiSupervisedBernoulliNB(ClassifierMixin, BaseEstimator):
 
         Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
         """
-        _check_em_params(self)
-        weight = _non_negative(self.unlabeled_weight, "unlabeled_weight",
-                               "It weighs each unlabelled document against a labelled one, e.g. 1.0 "
-                               "(plain EM) or 0.1.")
+        weight = _unlabeled_weight(self)
         alpha = float(self.alpha)
         X, y = _validate_X(self, X, y, "fit", reset=True, sparse=True)
         X = self._binary(X, "fit")
@@ -236,11 +232,8 @@ class SemiSupervisedBernoulliNB(ClassifierMixin, BaseEstimator):
         labeled_feature_count = np.asarray(X.T @ onehot).T
         self.class_count_, self.feature_count_ = labeled_class_count, labeled_feature_count
         self._estimate(alpha)                     # BernoulliNB on the labelled documents
-        self.history_, self.n_iter_, self.converged_, self.lower_bound_ = np.empty(0), 0, True, -np.inf
-        if X_unlabeled is None:
-            return self
-        X_u = self._check_unlabeled(X_unlabeled)
-        if X_u.shape[0] == 0 or weight == 0:
+        X_u = _unlabeled_for_em(self, X_unlabeled, weight)
+        if X_u is None:
             return self
         total = X.shape[0] + weight * X_u.shape[0]
 
@@ -257,70 +250,13 @@ class SemiSupervisedBernoulliNB(ClassifierMixin, BaseEstimator):
             self.feature_count_ = labeled_feature_count + weight * np.asarray(X_u.T @ resp).T
             self._estimate(alpha)
 
-        _run_em(self, lambda: None, e_step, m_step,
-                ("class_count_", "feature_count_", "feature_log_prob_", "_log_absent", "class_log_prior_"),
-                1, objective="objective per document",
-                advice="accept the current fit (the objective only grows)")
+        _run_semi_supervised_em(self, e_step, m_step, ("class_count_", "feature_count_", "feature_log_prob_",
+                                                        "_log_absent", "class_log_prior_"))
         return self
 
-    # ------------------------------------------------------------------ predict
+    # ------------------------------------------------------------------ predict (from _Posterior)
 
-    def _checked(self, X: Any) -> Any:
+    def _predict_input(self, X: Any) -> Any:
         check_is_fitted(self)
         X, _ = _validate_X(self, X, None, "predict", reset=False, sparse=True)
         return self._binary(X, "predict")
-
-    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
-        r"""Joint log-probabilities :math:`\log p(x_i, y = c)`.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return self._joint(self._checked(X))
-
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        r"""Log posteriors :math:`\log p(y = c \mid x_i)`, normalised by log-sum-exp.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        joint = self.predict_joint_log_proba(X)
-        return joint - logsumexp(joint, axis=1, keepdims=True)
-
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        r"""Posteriors :math:`p(y = c \mid x_i)`; each row sums to one.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        """The most probable class of each document.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        joint = self.predict_joint_log_proba(X)  # checks that the model is fitted
-        return self.classes_[np.argmax(joint, axis=1)]

@@ -21,6 +21,8 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
+from lecturekit.nb_base import _validate_X
+
 
 def _positive_int(value: Any, name: str, minimum: int, meaning: str) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
@@ -159,3 +161,57 @@ def _check_em_params(model: BaseEstimator) -> None:
     _non_negative(model.tol, "tol", "It is the smallest change of the objective that counts as "
                                     "progress, e.g. 1e-3.")
     _positive_int(model.max_iter, "max_iter", 0, "the number of EM iterations")
+
+
+# --------------------------------------------------------------------------- naive Bayes with missing labels
+#
+# What SemiSupervisedNB (multinomial_em) and SemiSupervisedBernoulliNB (bernoulli_em) share around
+# their own E- and M-steps: the parameters, the unlabelled documents, and how EM is run.
+
+
+def _unlabeled_weight(model: BaseEstimator) -> float:
+    """``unlabeled_weight`` checked, after alpha, tol and max_iter (:func:`_check_em_params`)."""
+    _check_em_params(model)
+    return _non_negative(model.unlabeled_weight, "unlabeled_weight",
+                         "It weighs each unlabelled document against a labelled one, e.g. 1.0 "
+                         "(plain EM) or 0.1.")
+
+
+def _validated_unlabeled(model: BaseEstimator, X_unlabeled: Any,
+                         check: Callable[[Any], Any] | None = None) -> Any:
+    """``X_unlabeled`` validated against the columns of the labelled fit, sparse kept sparse.
+
+    ``check`` (e.g. the refusal of negative counts) runs on the validated matrix; the messages of
+    both say "X_unlabeled: ". An empty (0, n_features) input is returned as it is: no unlabelled
+    documents, nothing for EM to do.
+    """
+    shape = np.shape(X_unlabeled)
+    if len(shape) == 2 and shape[0] == 0 and shape[1] == model.n_features_in_:
+        return X_unlabeled
+    try:
+        X_u, _ = _validate_X(model, X_unlabeled, None, "predict", reset=False, sparse=True)
+        if check is not None:
+            check(X_u)
+    except ValueError as exc:
+        raise ValueError(f"X_unlabeled: {exc}") from exc
+    return X_u
+
+
+def _unlabeled_for_em(model: BaseEstimator, X_unlabeled: Any, weight: float) -> Any:
+    """The unlabelled documents EM should use (``model._check_unlabeled``'s), or None.
+
+    None when there are none or their ``weight`` is 0: the labelled fit is then the model. Sets
+    ``history_``, ``n_iter_``, ``converged_`` and ``lower_bound_`` to "no iteration ran".
+    """
+    model.history_, model.n_iter_, model.converged_, model.lower_bound_ = np.empty(0), 0, True, -np.inf
+    if X_unlabeled is None:
+        return None
+    X_u = model._check_unlabeled(X_unlabeled)
+    return None if X_u.shape[0] == 0 or weight == 0 else X_u
+
+
+def _run_semi_supervised_em(model: BaseEstimator, e_step: Callable[[], tuple[float, Any]],
+                            m_step: Callable[[Any], None], parameters: tuple[str, ...]) -> None:
+    """:func:`_run_em` from the labelled fit (one start), warning in the words of these models."""
+    _run_em(model, lambda: None, e_step, m_step, parameters, 1, objective="objective per document",
+            advice="accept the current fit (the objective only grows)", stacklevel=4)

@@ -25,9 +25,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from lecturekit.em_loop import (
     _check_em_params,
     _log_posterior,
-    _non_negative,
     _positive_int,
     _run_em,
+    _run_semi_supervised_em,
+    _unlabeled_for_em,
+    _unlabeled_weight,
+    _validated_unlabeled,
 )
 from lecturekit.estimation import add_k
 from lecturekit.naive_bayes import MultinomialNB, _classes, _validate_X, _values
@@ -177,19 +180,13 @@ class SemiSupervisedNB(MultinomialNB):
 
         Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
         """
-        _check_em_params(self)
-        weight = _non_negative(self.unlabeled_weight, "unlabeled_weight",
-                               "It weighs each unlabelled document against a labelled one, e.g. 1.0 "
-                               "(plain EM) or 0.1.")
+        weight = _unlabeled_weight(self)
         X, y = _validate_X(self, X, y, "fit", reset=True, sparse=True)
         classes, codes = _classes(y, type(self).__name__, return_codes=True)
         self._start(classes, X.shape[1])
         self._update(X, codes)  # MultinomialNB on the labelled documents: EM's starting point
-        self.history_, self.n_iter_, self.converged_, self.lower_bound_ = np.empty(0), 0, True, -np.inf
-        if X_unlabeled is None:
-            return self
-        X_u = self._check_unlabeled(X_unlabeled)
-        if X_u.shape[0] == 0 or weight == 0:
+        X_u = _unlabeled_for_em(self, X_unlabeled, weight)
+        if X_u is None:
             return self
 
         alpha = float(self.alpha)
@@ -210,22 +207,12 @@ class SemiSupervisedNB(MultinomialNB):
             self._estimate(alpha)
             self.class_log_prior_ = self._class_log_prior()
 
-        _run_em(self, lambda: None, e_step, m_step,
-                ("feature_count_", "class_count_", "feature_log_prob_", "class_log_prior_"), 1,
-                objective="objective per document",
-                advice="accept the current fit (the objective only grows)")
+        _run_semi_supervised_em(self, e_step, m_step,
+                                ("feature_count_", "class_count_", "feature_log_prob_", "class_log_prior_"))
         return self
 
     def _check_unlabeled(self, X_unlabeled: Any) -> Any:
-        shape = np.shape(X_unlabeled)
-        if len(shape) == 2 and shape[0] == 0 and shape[1] == self.n_features_in_:
-            return X_unlabeled  # no unlabelled documents: nothing for EM to do
-        try:
-            X_u, _ = _validate_X(self, X_unlabeled, None, "predict", reset=False, sparse=True)
-            self._data(X_u)  # refuses negative counts
-        except ValueError as exc:
-            raise ValueError(f"X_unlabeled: {exc}") from exc
-        return X_u
+        return _validated_unlabeled(self, X_unlabeled, self._data)  # _data refuses negative counts
 
 
 class MultinomialMixture(DensityMixin, BaseEstimator):

@@ -224,10 +224,76 @@ def _normalise(joint: NDArray[np.float64], name: str, *, exponentiate: bool = Fa
 # --------------------------------------------------------------------------- shared machinery
 
 
-class _BaseNB(ClassifierMixin, BaseEstimator):
-    """Fit/partial_fit bookkeeping and Bayes' rule, shared by the three models."""
+class _Posterior(ClassifierMixin, BaseEstimator):
+    """Bayes' rule from a model's joint log-likelihoods: the predict methods of naive Bayes.
+
+    Subclasses give ``_joint(X)``, :math:`\\log p(x, y = c)` for a validated X, and may refine
+    ``_predict_input(X)``, which checks X for prediction.
+    """
 
     _sparse = True
+
+    def _predict_input(self, X: Any) -> Any:
+        check_is_fitted(self)
+        X, _ = _validate_X(self, X, None, "predict", reset=False, sparse=self._sparse)
+        return X
+
+    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """Log joint probabilities :math:`\\log p(x, y = c)`, one column per class.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return self._joint(self._predict_input(X))
+
+    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
+        """Log posterior probabilities :math:`\\log p(y = c \\mid x)` (Bayes' rule, log-sum-exp).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return _normalise(self.predict_joint_log_proba(X), type(self).__name__)
+
+    def predict_proba(self, X: Any) -> NDArray[np.float64]:
+        """Posterior probabilities :math:`p(y = c \\mid x)`; each row sums to one.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        return _normalise(self.predict_joint_log_proba(X), type(self).__name__, exponentiate=True)
+
+    def predict(self, X: Any) -> NDArray[Any]:
+        """The most probable class of each row (the maximum of the joint log probability).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        joint = self.predict_joint_log_proba(X)
+        return self.classes_[np.argmax(joint, axis=1)]
+
+
+class _BaseNB(_Posterior):
+    """Fit/partial_fit bookkeeping (and Bayes' rule, from :class:`_Posterior`), shared by the three models."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -315,61 +381,6 @@ class _BaseNB(ClassifierMixin, BaseEstimator):
     #                 float64 array of shape (n_samples,) checked by _check_sample_weight
     #                 (finite, >= 0, not all zero); the weighted class counts go to class_count_;
     #             _joint(X) returns log p(x, y = c) for a validated X.
-
-    def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log joint probabilities :math:`\\log p(x, y = c)`, one column per class.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        X, _ = _validate_X(self, X, None, "predict", reset=False, sparse=self._sparse)
-        return self._joint(X)
-
-    def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior probabilities :math:`\\log p(y = c \\mid x)` (Bayes' rule, log-sum-exp).
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return _normalise(self.predict_joint_log_proba(X), type(self).__name__)
-
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Posterior probabilities :math:`p(y = c \\mid x)`; each row sums to one.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        return _normalise(self.predict_joint_log_proba(X), type(self).__name__, exponentiate=True)
-
-    def predict(self, X: Any) -> NDArray[Any]:
-        """The most probable class of each row (the maximum of the joint log probability).
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        joint = self.predict_joint_log_proba(X)
-        return self.classes_[np.argmax(joint, axis=1)]
 
     def _sample_classes(self, n_samples: int, y: ArrayLike | None, rng: np.random.Generator):
         name = type(self).__name__
