@@ -31,7 +31,6 @@ Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
 
 from __future__ import annotations
 
-from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -40,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp
 from sklearn.utils.validation import check_is_fitted
 
+from lecturekit.bernoulli_nb import _threshold
 from lecturekit.em_loop import (
     _run_semi_supervised_em,
     _unlabeled_for_em,
@@ -152,15 +152,7 @@ class SemiSupervisedBernoulliNB(_Posterior):
                 )
             data = values.astype(np.float64)
         else:
-            threshold = self.binarize
-            if isinstance(threshold, bool) or not isinstance(threshold, Real) or np.isnan(threshold):
-                raise ValueError(f"binarize must be a number or None; got {threshold!r}.")
-            if sp.issparse(X) and threshold < 0:
-                raise ValueError(
-                    f"binarize={threshold} < 0 would turn every zero of the sparse X into a one (a "
-                    f"dense matrix); use binarize >= 0 or pass a dense X."
-                )
-            data = (values > threshold).astype(np.float64)
+            data = (values > _threshold(self.binarize, X)).astype(np.float64)
         if sp.issparse(X):
             return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape) if X.format == "csr" \
                 else sp.csc_matrix((data, X.indices, X.indptr), shape=X.shape).tocsr()

@@ -19,6 +19,18 @@ from lecturekit.nb_base import (
 )
 
 
+def _threshold(binarize: Any, X: Any) -> float:
+    """``binarize`` (not None) checked: a number, and >= 0 for a sparse X."""
+    if isinstance(binarize, bool) or not isinstance(binarize, Real) or np.isnan(binarize):
+        raise ValueError(f"binarize must be a number or None; got {binarize!r}.")
+    if sp.issparse(X) and binarize < 0:
+        raise ValueError(
+            f"binarize={binarize} < 0 would turn every zero of the sparse X into a one (a "
+            f"dense matrix); use binarize >= 0 or pass a dense X."
+        )
+    return binarize
+
+
 class BernoulliNB(_DiscreteNB):
     r"""Bernoulli naive Bayes: each word of the vocabulary is present or absent, independently.
 
@@ -94,14 +106,7 @@ class BernoulliNB(_DiscreteNB):
                     "holds other values. Set binarize=0.0 to count any positive value as present."
                 )
             return values
-        threshold = self.binarize
-        if isinstance(threshold, bool) or not isinstance(threshold, Real) or np.isnan(threshold):
-            raise ValueError(f"binarize must be a number or None; got {threshold!r}.")
-        if sp.issparse(X) and threshold < 0:
-            raise ValueError(
-                f"binarize={threshold} < 0 would turn every zero of the sparse X into a one (a "
-                f"dense matrix); use binarize >= 0 or pass a dense X."
-            )
+        threshold = _threshold(self.binarize, X)
         # 1.0 where present, 0.0 where absent: one pass, straight into the float64 that the
         # counting (np.bincount weights) and the scoring (a sparse product) use
         return np.greater(values, threshold, out=np.empty(values.shape))
