@@ -10,7 +10,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import (
+    check_array,
+    check_is_fitted,
+    column_or_1d,
+    validate_data,
+)
 
 
 def label(value: Any) -> str:
@@ -36,6 +42,32 @@ def check_finite(values: NDArray[Any], message: str) -> None:
     """Raise ``ValueError(message)`` if ``values`` holds a NaN or an infinity."""
     if not all_finite(values):
         raise ValueError(message)
+
+
+def class_codes(y: Any, n_rows: int, where: str, one_class: str) -> tuple[NDArray[Any], NDArray[np.intp]]:
+    """The sorted classes of ``y`` and the class index of each row, for a classifier's fit.
+
+    ``y`` must hold one label per row of X (``n_rows``), labels that can be sorted, and at least
+    two classes; ``where`` names the call in the messages, and ``one_class`` is the message for a
+    single class, with ``{}`` where that class goes.
+    """
+    y = column_or_1d(y, warn=True)
+    if y.shape[0] != n_rows:
+        raise ValueError(
+            f"X has {n_rows} rows but y has {y.shape[0]} labels; pass exactly one label per row of "
+            f"X to {where}."
+        )
+    try:
+        check_classification_targets(y)
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise ValueError(
+            f"The labels in y cannot be sorted ({exc}); give every label the same type, e.g. all "
+            f"strings."
+        ) from exc
+    if classes.size < 2:
+        raise ValueError(one_class.format(label(classes[0])))
+    return classes, codes.ravel()
 
 
 def fitted_input(estimator: BaseEstimator, X: Any) -> NDArray[np.float64]:

@@ -33,10 +33,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_solve, eigh, solve_triangular
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import validate_data
 
-from lecturekit._checks import check_finite, fitted_input, label
+from lecturekit._checks import check_finite, class_codes, fitted_input
 from lecturekit.gaussian import cholesky
 
 __all__ = ["FisherDiscriminant", "fisher_direction", "scatter_matrices"]
@@ -57,27 +56,11 @@ def _class_statistics(X: NDArray[np.float64], y: Any, where: str):
     """Classes, counts, means, overall mean and the two scatter matrices of validated ``X``."""
     if y is None:
         raise ValueError(f"{where} requires y, one class label per row of X; got None.")
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; pass exactly one label per "
-            f"row of X to {where}."
-        )
     check_finite(X, f"X passed to {where} contains NaN or infinite values; remove those rows or "
                     f"impute the values first (e.g. sklearn.impute.SimpleImputer).")
-    try:
-        check_classification_targets(y)
-        classes, codes = np.unique(y, return_inverse=True)
-    except TypeError as exc:
-        raise ValueError(
-            f"The labels in y cannot be sorted ({exc}); give every label the same type."
-        ) from exc
-    if classes.size < 2:
-        raise ValueError(
-            f"{where} needs at least two classes, but y holds only {label(classes[0])}: with one "
-            f"class there is no between-class scatter to maximise. Add examples of another class."
-        )
-    codes = codes.ravel()
+    classes, codes = class_codes(y, X.shape[0], where, f"{where} needs at least two classes, but y "
+                                 f"holds only {{}}: with one class there is no between-class "
+                                 f"scatter to maximise. Add examples of another class.")
     n = X.shape[0]
     counts = np.bincount(codes, minlength=classes.size)
     priors = counts / n

@@ -26,10 +26,9 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_solve, solve_triangular
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from lecturekit._checks import check_finite, fitted_input, label
+from lecturekit._checks import check_finite, class_codes, fitted_input, label
 from lecturekit.gaussian import cholesky
 
 __all__ = ["GDA"]
@@ -217,27 +216,11 @@ class GDA(ClassifierMixin, BaseEstimator):
                 "class label per row of X."
             )
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False)
-        y = column_or_1d(y, warn=True)
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; pass exactly one label "
-                f"per row of X."
-            )
         _check_finite(X, "fit")
-        try:
-            check_classification_targets(y)
-            classes, y_codes = np.unique(y, return_inverse=True)
-        except TypeError as exc:
-            raise ValueError(
-                f"The labels in y cannot be sorted ({exc}); give every label the same type, e.g. "
-                f"all strings."
-            ) from exc
-        if classes.size < 2:
-            raise ValueError(
-                f"GDA needs at least two classes, but y holds only one class ({label(classes[0])}): "
-                f"with one class there is nothing to discriminate. Add examples of another class."
-            )
-        return X, y_codes.ravel(), classes
+        classes, y_codes = class_codes(y, X.shape[0], "GDA.fit", "GDA needs at least two classes, "
+                                       "but y holds only one class ({}): with one class there is "
+                                       "nothing to discriminate. Add examples of another class.")
+        return X, y_codes, classes
 
     def _check_priors(self, counts: NDArray[np.intp], classes: NDArray[Any]) -> NDArray[np.float64]:
         if self.priors is None:

@@ -40,10 +40,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import column_or_1d, validate_data
+from sklearn.utils.validation import validate_data
 
-from lecturekit._checks import check_finite, fitted_input, label
+from lecturekit._checks import check_finite, class_codes, fitted_input, label
 from lecturekit.gaussian import cholesky, mahalanobis_sq
 
 __all__ = ["RDA", "ledoit_wolf", "ledoit_wolf_shrinkage", "rda_covariances"]
@@ -87,25 +86,9 @@ def _weighting(value: Any) -> str:
 
 
 def _labels(X: NDArray[np.float64], y: ArrayLike, where: str):
-    y = column_or_1d(y, warn=True)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; pass one label per row of X "
-            f"to {where}."
-        )
-    check_classification_targets(y)
-    try:
-        classes, codes = np.unique(y, return_inverse=True)
-    except TypeError as exc:
-        raise ValueError(
-            f"The labels in y cannot be sorted ({exc}); give every label the same type."
-        ) from exc
-    if classes.size < 2:
-        raise ValueError(
-            f"{where} needs at least two classes (the pooled covariance pools them), but y holds "
-            f"only one class, {label(classes[0])}; add examples of another class."
-        )
-    return classes, codes.ravel()
+    return class_codes(y, X.shape[0], where, f"{where} needs at least two classes (the pooled "
+                       f"covariance pools them), but y holds only one class, {{}}; add examples "
+                       f"of another class.")
 
 
 def _shrink_to_scaled_identity(cov: NDArray[np.float64], gamma: ArrayLike) -> NDArray[np.float64]:
