@@ -293,17 +293,18 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         coef = theta[:n_features].reshape(1, -1).copy()
         return coef, np.array([theta[n_features] if self.fit_intercept else 0.0])
 
+    def _start(self, design, y01):
+        """What both solvers start from: n, n_features, the signs 2y - 1, theta = 0 and z = X theta."""
+        n, p = design.shape
+        return n, (p - 1 if self.fit_intercept else p), 2.0 * y01 - 1.0, np.zeros(p), np.zeros(n)
+
     def _newton(self, design, y01, penalty):
         """Newton's method with a backtracking line search on the per-example objective."""
-        n, p = design.shape
-        n_features = p - 1 if self.fit_intercept else p
-        sign = 2.0 * y01 - 1.0
-        theta = np.zeros(p)
-        z = np.zeros(n)
+        n, n_features, sign, theta, z = self._start(design, y01)
         loss = _mean_objective(z, sign, theta, penalty)
         losses, history = [], []
         rows = np.empty_like(design)  # sqrt(S) X, reused every iteration
-        diagonal = np.diag_indices(p)
+        diagonal = np.diag_indices(theta.size)
         converged = separated = False
         for _ in range(self.max_iter):
             prob = expit(z)
@@ -350,11 +351,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
 
     def _gradient_ascent(self, design, y01, penalty):
         """Plain gradient ascent on the penalised average log-likelihood, fixed step size."""
-        n, p = design.shape
-        n_features = p - 1 if self.fit_intercept else p
-        sign = 2.0 * y01 - 1.0
-        theta = np.zeros(p)
-        z = np.zeros(n)
+        n, n_features, sign, theta, z = self._start(design, y01)
         losses, history = [], []
         converged = False
         for _ in range(self.max_iter):
