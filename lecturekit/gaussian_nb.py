@@ -14,6 +14,7 @@ from sklearn.utils import check_random_state
 
 from lecturekit.nb_base import (
     _BaseNB,
+    _checked_prior,
 )
 
 
@@ -119,18 +120,7 @@ class GaussianNB(_BaseNB):
         if self.priors is None:
             self.class_prior_ = self.class_count_ / self.class_count_.sum()
         else:
-            prior = np.asarray(self.priors, dtype=float)
-            if prior.ndim != 1 or prior.size != self.classes_.size:
-                raise ValueError(
-                    f"priors has shape {prior.shape} but there are {self.classes_.size} classes "
-                    f"{self.classes_.tolist()}; give one prior per class, in that (sorted) order."
-                )
-            if not np.all(np.isfinite(prior)) or np.any(prior < 0) or abs(prior.sum() - 1) > 1e-9:
-                raise ValueError(
-                    f"priors must hold non-negative probabilities that sum to one; got "
-                    f"{prior.tolist()}. Divide by the sum if they are counts or weights."
-                )
-            self.class_prior_ = prior
+            self.class_prior_ = _checked_prior(self.priors, "priors", self.classes_)
         with np.errstate(divide="ignore"):
             self.class_log_prior_ = np.log(self.class_prior_)
         if np.any(self.var_[self.class_count_ > 0] <= 0):

@@ -151,6 +151,22 @@ def _check_sample_weight(sample_weight: Any, n_samples: int, name: str,
     return weights
 
 
+def _checked_prior(values: ArrayLike, name: str, classes: NDArray[Any]) -> NDArray[np.float64]:
+    """A prior given by the user (``name``): one probability >= 0 per class, summing to one."""
+    prior = np.asarray(values, dtype=float)
+    if prior.ndim != 1 or prior.size != classes.size:
+        raise ValueError(
+            f"{name} has shape {prior.shape} but there are {classes.size} classes "
+            f"{classes.tolist()}; give one prior per class, in that (sorted) order."
+        )
+    if not np.all(np.isfinite(prior)) or np.any(prior < 0) or abs(prior.sum() - 1) > 1e-9:
+        raise ValueError(
+            f"{name} must hold non-negative probabilities that sum to one; got "
+            f"{prior.tolist()}. Divide by the sum if they are counts or weights."
+        )
+    return prior
+
+
 def _per_value(X: Any, per_row: NDArray[Any]) -> NDArray[Any]:
     """The entry of ``per_row`` for the row of each stored value of the sparse ``X`` (CSR or CSC)."""
     if X.format == "csr":
@@ -459,17 +475,7 @@ class _DiscreteNB(_BaseNB):
     def _class_log_prior(self) -> NDArray[np.float64]:
         n_classes = self.classes_.size
         if self.class_prior is not None:
-            prior = np.asarray(self.class_prior, dtype=float)
-            if prior.ndim != 1 or prior.size != n_classes:
-                raise ValueError(
-                    f"class_prior has shape {prior.shape} but there are {n_classes} classes "
-                    f"{self.classes_.tolist()}; give one prior per class, in that (sorted) order."
-                )
-            if not np.all(np.isfinite(prior)) or np.any(prior < 0) or abs(prior.sum() - 1) > 1e-9:
-                raise ValueError(
-                    f"class_prior must hold non-negative probabilities that sum to one; got "
-                    f"{prior.tolist()}. Divide by the sum if they are counts or weights."
-                )
+            prior = _checked_prior(self.class_prior, "class_prior", self.classes_)
             with np.errstate(divide="ignore"):  # a zero prior rules a class out
                 return np.log(prior)
         if self.fit_prior:
