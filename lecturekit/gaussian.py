@@ -174,6 +174,17 @@ def cholesky(cov: ArrayLike, *, name: str = "cov") -> NDArray[np.float64]:
     )
 
 
+def _factor_of(cov: ArrayLike, d: int) -> NDArray[np.float64]:
+    """:func:`cholesky` of ``cov``, checked first to be a finite (d, d) matrix, d the mean's length."""
+    cov = _as_finite(cov, "cov")
+    if cov.shape != (d, d):
+        raise ValueError(
+            f"cov has shape {cov.shape} but mean has length {d}; the covariance of a "
+            f"{d}-dimensional Gaussian is a ({d}, {d}) matrix."
+        )
+    return cholesky(cov)
+
+
 # --------------------------------------------------------------------------- densities
 
 
@@ -256,13 +267,7 @@ def log_density(X: ArrayLike, mean: ArrayLike, cov: ArrayLike) -> NDArray[np.flo
     """
     mean = _as_mean(mean)
     X, single = _as_points(X, mean.size)
-    cov = _as_finite(cov, "cov")
-    if cov.shape != (mean.size, mean.size):
-        raise ValueError(
-            f"cov has shape {cov.shape} but mean has length {mean.size}; the covariance of a "
-            f"{mean.size}-dimensional Gaussian is a ({mean.size}, {mean.size}) matrix."
-        )
-    chol = cholesky(cov)
+    chol = _factor_of(cov, mean.size)
     log_det = 2.0 * np.sum(np.log(np.diag(chol)))
     result = -0.5 * (mean.size * _LOG_2PI + log_det + mahalanobis_sq(X, mean, chol))
     return float(result[0]) if single else result
@@ -308,13 +313,7 @@ def sample(
     mean = _as_mean(mean)
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
         raise ValueError(f"size must be an integer >= 0 (the number of draws); got {size!r}.")
-    cov = _as_finite(cov, "cov")
-    if cov.shape != (mean.size, mean.size):
-        raise ValueError(
-            f"cov has shape {cov.shape} but mean has length {mean.size}; the covariance of a "
-            f"{mean.size}-dimensional Gaussian is a ({mean.size}, {mean.size}) matrix."
-        )
-    chol = cholesky(cov)
+    chol = _factor_of(cov, mean.size)
     rng = np.random.default_rng(random_state)
     z = rng.standard_normal((int(size), mean.size))
     return mean + z @ chol.T
