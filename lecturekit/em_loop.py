@@ -17,7 +17,8 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
@@ -161,6 +162,83 @@ def _check_em_params(model: BaseEstimator) -> None:
     _non_negative(model.tol, "tol", "It is the smallest change of the objective that counts as "
                                     "progress, e.g. 1e-3.")
     _positive_int(model.max_iter, "max_iter", 0, "the number of EM iterations")
+
+
+# --------------------------------------------------------------------------- a fitted mixture
+
+
+class _FittedMixture:
+    r"""What a fitted mixture answers: the density of each row and the component responsible for it.
+
+    Shared by :class:`lecturekit.gaussian_mixture.GaussianMixture` and
+    :class:`lecturekit.multinomial_em.MultinomialMixture`, which give ``_check_data(X, where)``
+    (checks that the model is fitted and X for the method ``where``) and
+    ``_weighted_log_prob(X)``, the (n, K) matrix :math:`\log \pi_k + \log p(x_i \mid z = k)`.
+    """
+
+    def score_samples(self, X: ArrayLike) -> NDArray[np.float64]:
+        r"""Log density :math:`\log p(x) = \log \sum_k \pi_k\, p(x \mid z = k)` of each row.
+
+        For :class:`~lecturekit.multinomial_em.MultinomialMixture`, without the multinomial
+        coefficient of each document (see its class docstring).
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Sparse only for :class:`~lecturekit.multinomial_em.MultinomialMixture`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb and
+        notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+        """
+        return logsumexp(self._weighted_log_prob(self._check_data(X, "score_samples")), axis=1)
+
+    def score(self, X: ArrayLike, y: None = None) -> float:
+        """Mean log-likelihood per sample (:meth:`score_samples`), the quantity that EM increases.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+        y : None
+            Ignored; present for the scikit-learn API.
+
+        Returns
+        -------
+        float
+        """
+        return float(np.mean(self.score_samples(X)))
+
+    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
+        r"""Responsibilities :math:`p(z = k \mid x)`, the posterior over the components.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_components)
+            Each row sums to one.
+        """
+        joint = self._weighted_log_prob(self._check_data(X, "predict_proba"))
+        return np.exp(_log_posterior(joint)[1])
+
+    def predict(self, X: ArrayLike) -> NDArray[np.intp]:
+        """The most responsible component of each row.
+
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Component indices in ``0 .. n_components - 1``.
+        """
+        return np.argmax(self._weighted_log_prob(self._check_data(X, "predict")), axis=1)
 
 
 # --------------------------------------------------------------------------- naive Bayes with missing labels

@@ -18,7 +18,6 @@ import warnings
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.utils import check_random_state
@@ -26,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lecturekit._checks import check_finite, fitted_input
 from lecturekit.em_loop import (
+    _FittedMixture,
     _log_posterior,
     _non_negative,
     _positive_int,
@@ -55,7 +55,7 @@ def _check_finite(X: NDArray[np.float64], where: str) -> None:
 
 
 
-class GaussianMixture(DensityMixin, BaseEstimator):
+class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
     r"""A mixture of K Gaussians, fitted by expectation-maximisation.
 
     The density is :math:`p(x) = \sum_k \pi_k \mathcal N(x; \mu_k, \Sigma_k)`; :meth:`fit`
@@ -387,71 +387,6 @@ class GaussianMixture(DensityMixin, BaseEstimator):
         array = fitted_input(self, X)
         _check_finite(array, where)
         return array
-
-    def score_samples(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Log density :math:`\log p(x) = \log \sum_k \pi_k \mathcal N(x; \mu_k, \Sigma_k)` of each row.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-
-        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
-        """
-        return logsumexp(self._weighted_log_prob(self._check_data(X, "score_samples")), axis=1)
-
-    def score(self, X: ArrayLike, y: None = None) -> float:
-        """Mean log-likelihood per sample, the quantity that EM increases.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-        y : None
-            Ignored; present for the scikit-learn API.
-
-        Returns
-        -------
-        float
-
-        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
-        """
-        return float(np.mean(self.score_samples(X)))
-
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Responsibilities :math:`p(z = k \mid x)`, the posterior over the components.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components)
-            Each row sums to one.
-
-        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
-        """
-        _, log_resp = self._e_step(self._check_data(X, "predict_proba"))
-        return np.exp(log_resp)
-
-    def predict(self, X: ArrayLike) -> NDArray[np.intp]:
-        """The most responsible component of each row.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Component indices in ``0 .. n_components - 1``.
-
-        Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
-        """
-        return np.argmax(self._weighted_log_prob(self._check_data(X, "predict")), axis=1)
 
     def sample(self, n_samples: int = 1, random_state: int | np.random.RandomState | None = None
                ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:

@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -24,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lecturekit.em_loop import (
     _check_em_params,
+    _FittedMixture,
     _log_posterior,
     _positive_int,
     _run_em,
@@ -215,7 +215,7 @@ class SemiSupervisedNB(MultinomialNB):
         return _validated_unlabeled(self, X_unlabeled, self._data)  # _data refuses negative counts
 
 
-class MultinomialMixture(DensityMixin, BaseEstimator):
+class MultinomialMixture(_FittedMixture, DensityMixin, BaseEstimator):
     r"""A mixture of K multinomials (naive Bayes with every label hidden), fitted by EM.
 
     Clusters documents: :math:`z \sim \mathrm{Categorical}(\pi)`, then the words of the document
@@ -349,7 +349,7 @@ class MultinomialMixture(DensityMixin, BaseEstimator):
         alpha = float(self.alpha)
 
         def e_step() -> tuple[float, NDArray[np.float64]]:
-            log_norm, log_resp = _log_posterior(self._joint(X))
+            log_norm, log_resp = _log_posterior(self._weighted_log_prob(X))
             objective = log_norm.sum() + _log_prior_of_theta(self.feature_log_prob_, alpha)
             return float(objective / n), log_resp
 
@@ -377,69 +377,10 @@ class MultinomialMixture(DensityMixin, BaseEstimator):
         self.weights_ = counts / counts.sum()
         self.feature_log_prob_ = np.log(add_k(self.feature_count_, alpha, axis=1))
 
-    def _joint(self, X: Any) -> NDArray[np.float64]:
+    def _check_data(self, X: Any, where: str) -> Any:
+        check_is_fitted(self)
+        return self._check_X(X, where, reset=False)
+
+    def _weighted_log_prob(self, X: Any) -> NDArray[np.float64]:
         """log pi_k + sum_j x_ij log theta_kj: one sparse-times-dense product."""
         return np.asarray(X @ self.feature_log_prob_.T) + np.log(self.weights_)
-
-    def score_samples(self, X: Any) -> NDArray[np.float64]:
-        r"""Log probability of each document, :math:`\log \sum_k \pi_k \prod_j \theta_{kj}^{x_{ij}}`.
-
-        Without the multinomial coefficient (see the class docstring).
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-
-        Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
-        """
-        check_is_fitted(self)
-        return logsumexp(self._joint(self._check_X(X, "score_samples", reset=False)), axis=1)
-
-    def score(self, X: Any, y: None = None) -> float:
-        """Mean of :meth:`score_samples`.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-        y : None
-            Ignored.
-
-        Returns
-        -------
-        float
-        """
-        return float(np.mean(self.score_samples(X)))
-
-    def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        r"""Responsibilities :math:`p(z = k \mid x)`; each row sums to one.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_components)
-        """
-        check_is_fitted(self)
-        joint = self._joint(self._check_X(X, "predict_proba", reset=False))
-        return np.exp(_log_posterior(joint)[1])
-
-    def predict(self, X: Any) -> NDArray[np.intp]:
-        """The most responsible component of each document.
-
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Component indices in ``0 .. n_components - 1``.
-        """
-        check_is_fitted(self)
-        return np.argmax(self._joint(self._check_X(X, "predict", reset=False)), axis=1)
