@@ -29,9 +29,9 @@ Parameter and attribute names shared with :mod:`sklearn.naive_bayes` keep scikit
 (``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``, ``binarize``, ``norm``,
 ``min_categories``, ``priors``, ``var_smoothing``, ``classes_``, ``class_count_``,
 ``feature_count_``, ``feature_all_``, ``category_count_``, ``n_categories_``, ``class_log_prior_``,
-``feature_log_prob_``, ``theta_``, ``var_``, ``epsilon_``); ``tests/test_naive_bayes.py``,
-``tests/test_complement_nb.py`` and ``tests/test_categorical_nb.py`` check that the fitted
-estimates and the probabilities agree with scikit-learn's to 1e-8.
+``feature_log_prob_``, ``theta_``, ``var_``, ``epsilon_``); ``tests/test_nb_base.py`` and the
+per-model ``tests/test_<model>_nb.py`` check that the fitted estimates and the probabilities agree
+with scikit-learn's to 1e-8.
 
 Derived in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (Bernoulli),
 notebooks/03.02-The-Multinomial-Event-Model.ipynb (multinomial) and

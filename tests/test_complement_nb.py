@@ -18,6 +18,7 @@ from lecturekit.naive_bayes import ComplementNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
 
 from nb_agreement import assert_keeps_column_names, clear_winner  # tests/nb_agreement.py
+from nb_data import NoDensify  # tests/nb_data.py
 
 
 def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0, skew: bool = False):
@@ -312,19 +313,6 @@ def test_one_feature_carries_no_evidence():
         model = ComplementNB(norm=norm).fit(X, y)
         np.testing.assert_array_equal(model.feature_log_prob_, 0.0)
         np.testing.assert_array_equal(model.predict_proba([[3], [0]]), 0.5)
-
-
-class NoDensify(sp.csr_matrix):
-    """A CSR matrix that fails the test if anything turns it into a dense array."""
-
-    def toarray(self, *args, **kwargs):
-        raise AssertionError("X was densified (toarray)")
-
-    def todense(self, *args, **kwargs):
-        raise AssertionError("X was densified (todense)")
-
-    def __array__(self, *args, **kwargs):
-        raise AssertionError("X was densified (__array__)")
 
 
 def test_sparse_input_is_never_densified():
