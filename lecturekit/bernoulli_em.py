@@ -46,8 +46,7 @@ from lecturekit.em_loop import (
     _unlabeled_weight,
     _validated_unlabeled,
 )
-from lecturekit.naive_bayes import _classes, _validate_X, _values
-from lecturekit.nb_base import _Posterior
+from lecturekit.nb_base import _classes, _Posterior, _validate_X, _values
 
 __all__ = ["SemiSupervisedBernoulliNB"]
 

@@ -38,10 +38,11 @@ notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb (naive Bayes with missing 
 """
 
 
-from lecturekit.em_loop import _iterate, _run_em
 from lecturekit.gaussian_mixture import INIT_PARAMS, GaussianMixture
-from lecturekit.mixture_steps import COVARIANCE_TYPES, _log_gaussians, _m_step
+from lecturekit.mixture_steps import (
+    COVARIANCE_TYPES,
+    _m_step,  # noqa: F401  (05.02 checks its formulas against it)
+)
 from lecturekit.multinomial_em import MultinomialMixture, SemiSupervisedNB
 
-__all__ = ["COVARIANCE_TYPES", "INIT_PARAMS", "GaussianMixture", "MultinomialMixture", "SemiSupervisedNB",
-           "_iterate", "_log_gaussians", "_m_step", "_run_em"]
+__all__ = ["COVARIANCE_TYPES", "INIT_PARAMS", "GaussianMixture", "MultinomialMixture", "SemiSupervisedNB"]

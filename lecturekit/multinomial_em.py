@@ -33,8 +33,9 @@ from lecturekit.em_loop import (
     _validated_unlabeled,
 )
 from lecturekit.estimation import add_k
-from lecturekit.naive_bayes import MultinomialNB, _classes, _validate_X, _values
-from lecturekit.naive_bayes import _check_finite as _check_finite_counts
+from lecturekit.multinomial_nb import MultinomialNB
+from lecturekit.nb_base import _check_finite as _check_finite_counts
+from lecturekit.nb_base import _classes, _validate_X, _values
 
 # --------------------------------------------------------------------------- naive Bayes by EM
 #

@@ -44,7 +44,6 @@ from lecturekit.categorical_nb import CategoricalNB
 from lecturekit.complement_nb import ComplementNB
 from lecturekit.gaussian_nb import GaussianNB
 from lecturekit.multinomial_nb import MultinomialNB
-from lecturekit.nb_base import ALPHA_MIN, _check_finite, _classes, _validate_X, _values
+from lecturekit.nb_base import ALPHA_MIN
 
-__all__ = ["ALPHA_MIN", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB",
-           "_check_finite", "_classes", "_validate_X", "_values"]
+__all__ = ["ALPHA_MIN", "BernoulliNB", "CategoricalNB", "ComplementNB", "GaussianNB", "MultinomialNB"]
