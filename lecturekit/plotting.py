@@ -1,6 +1,14 @@
-"""Pictures for the Gaussian chapters: densities, covariance ellipses and decision regions.
+"""The course's figure style, and pictures for the Gaussian chapters: densities, ellipses, regions.
 
-Each function draws on a Matplotlib ``Axes`` that the caller gives it and returns the artist it
+:func:`use_course_style` sets, once per notebook (its setup cell calls it), the colour cycle every
+figure draws from: the eight colours of Okabe and Ito's palette, which readers with any of the
+three common colour-vision deficiencies can still tell apart, in an order that keeps ``C0`` blue
+and ``C1`` orange and puts the first two colours far apart in lightness, so two classes stay
+distinct in greyscale too. Colour is never the only cue: :data:`MARKERS` and :data:`LINESTYLES`
+give each class or curve a second one, and :func:`decision_regions` draws class ``k`` with
+``MARKERS[k]``.
+
+Each picture function draws on a Matplotlib ``Axes`` that the caller gives it and returns the artist it
 drew, so that a notebook can style, label or test it. Nothing here fits a model: the caller
 passes a model that is already fitted, or a plain function of the points. The Gaussian density
 behind the contours and surfaces is evaluated here with a Cholesky factor (a few lines of NumPy),
@@ -17,6 +25,7 @@ from typing import Any, Callable
 
 import matplotlib as mpl
 import numpy as np
+from cycler import cycler
 from matplotlib.colors import BoundaryNorm, Colormap, ListedColormap, to_rgba_array
 from matplotlib.contour import QuadContourSet
 from matplotlib.patches import Ellipse
@@ -25,12 +34,55 @@ from numpy.typing import ArrayLike, NDArray
 from lecturekit.gaussian import log_density
 
 __all__ = [
+    "LINESTYLES",
+    "MARKERS",
+    "OKABE_ITO",
     "covariance_ellipse",
     "decision_boundary",
     "decision_regions",
     "gaussian_contours",
     "gaussian_surface",
+    "use_course_style",
 ]
+
+
+# --------------------------------------------------------------------------- the course's style
+
+#: Okabe and Ito's colour-blind-safe palette (https://jfly.uni-koeln.de/color/), as ``C0``-``C7``:
+#: blue, orange, bluish green, vermillion, reddish purple, sky blue, yellow, black. Blue and
+#: orange lead because they differ most in lightness (two classes stay apart in greyscale); yellow
+#: is faint on white, so it comes late.
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+
+#: One marker per class, in the order of the colours: class ``k`` is ``C{k}`` with ``MARKERS[k]``.
+MARKERS = ("o", "^", "s", "D", "v", "P", "X", "*")
+
+#: One line style per curve, for figures where colour alone would tell curves apart.
+LINESTYLES = ("-", "--", "-.", ":")
+
+_COURSE_RC = {
+    "axes.prop_cycle": cycler(color=list(OKABE_ITO)),
+    "figure.dpi": 100,
+    "image.cmap": "viridis",  # perceptually uniform and readable in greyscale
+}
+
+
+def use_course_style() -> None:
+    """Set Matplotlib's colour cycle to :data:`OKABE_ITO` (and the course's figure resolution).
+
+    Call it once, after importing ``matplotlib.pyplot``, in a notebook's setup cell; every colour
+    given as ``"C0"``, ``"C1"``, ... or taken from the cycle then comes from the palette.
+
+    Examples
+    --------
+    >>> import matplotlib as mpl
+    >>> from matplotlib.colors import to_hex
+    >>> with mpl.rc_context():
+    ...     use_course_style()
+    ...     print(to_hex("C0"), to_hex("C1"))
+    #0072b2 #e69f00
+    """
+    mpl.rcParams.update(_COURSE_RC)
 
 
 # --------------------------------------------------------------------------- validation helpers
@@ -155,7 +207,9 @@ def decision_regions(
     """Colour the plane by predicted class, and scatter the data on top.
 
     The predictor is evaluated on a ``resolution x resolution`` grid that covers ``X`` plus
-    ``padding``; each class gets one colour, used both for its region and for its points.
+    ``padding``; each class gets one colour, used both for its region and for its points, and
+    its points get a marker of their own (class ``k``: ``MARKERS[k]``), so that the classes can
+    be told apart without colour.
 
     Parameters
     ----------
@@ -167,7 +221,8 @@ def decision_regions(
     X : array_like of shape (n, 2)
         The points to scatter; they also set the extent of the grid.
     y : array_like of shape (n,), optional
-        Their labels; points are coloured by class if given, black otherwise.
+        Their labels; points are coloured and marked by class if given (one scatter per class
+        present, in sorted order), black dots otherwise.
     resolution : int, default 300
         Grid points per axis.
     padding : float, default 0.5
@@ -226,9 +281,11 @@ def decision_regions(
     regions = ax.contourf(xx, yy, codes, levels=bounds, cmap=colours, norm=norm, alpha=alpha)
     if y is None:
         ax.scatter(X[:, 0], X[:, 1], s=12, color="k")
-    else:
-        ax.scatter(X[:, 0], X[:, 1], c=np.searchsorted(classes, y), cmap=colours, norm=norm,
-                   s=18, edgecolors="k", linewidths=0.5)
+        return regions
+    codes = np.searchsorted(classes, y)
+    for k in np.unique(codes):  # one marker per class: colour is not the only cue
+        ax.scatter(X[codes == k, 0], X[codes == k, 1], color=colours(norm(k)),
+                   marker=MARKERS[k % len(MARKERS)], s=18, edgecolors="k", linewidths=0.5)
     return regions
 
 

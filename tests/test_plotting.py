@@ -1,4 +1,5 @@
-"""Tests of lecturekit.plotting (chapters 02.01, 02.02 and 02.05: Gaussian and decision-boundary pictures)."""
+"""Tests of lecturekit.plotting: the course's colour-blind-safe style, and the Gaussian and
+decision-boundary pictures of chapters 02.01, 02.02 and 02.05."""
 
 import ast
 import inspect
@@ -7,10 +8,11 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import matplotlib as mpl  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.colors import to_rgba  # noqa: E402
+from matplotlib.colors import to_hex, to_rgb, to_rgba  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Ellipse  # noqa: E402
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection  # noqa: E402
@@ -18,12 +20,16 @@ from scipy.stats import multivariate_normal  # noqa: E402
 
 from lecturekit import plotting  # noqa: E402
 from lecturekit.plotting import (  # noqa: E402
+    LINESTYLES,
+    MARKERS,
+    OKABE_ITO,
     _gaussian_density,
     covariance_ellipse,
     decision_boundary,
     decision_regions,
     gaussian_contours,
     gaussian_surface,
+    use_course_style,
 )
 
 
@@ -52,6 +58,76 @@ class FittedOnly:
 
     def decision_function(self, P):
         return P[:, 0] + P[:, 1]
+
+
+# --------------------------------------------------------------------------- the course's style
+
+# Machado, Oliveira and Fernandes (2009), severity 1: what a reader with each dichromacy sees,
+# as a matrix on linear RGB.
+DICHROMACY = {
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
+                   [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
+                     [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
+                   [0.004733, 0.691367, 0.303900]],
+}
+
+
+def linear_rgb(colours):
+    c = np.array([to_rgb(colour) for colour in colours])
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def cielab(linear):
+    """CIE L*a*b* (D65) of linear sRGB rows."""
+    to_xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]])
+    xyz = linear @ to_xyz.T / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.column_stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])])
+
+
+def closest_pair(colours, vision=None):
+    """The smallest colour difference (CIE76 Delta E) between two of ``colours`` as ``vision`` sees them."""
+    linear = linear_rgb(colours)
+    if vision is not None:
+        linear = np.clip(linear @ np.array(DICHROMACY[vision]).T, 0, 1)
+    lab = cielab(linear)
+    i, j = np.triu_indices(len(colours), 1)
+    return np.linalg.norm(lab[i] - lab[j], axis=1).min()
+
+
+def test_use_course_style_sets_the_palette_as_the_colour_cycle():
+    before = mpl.rcParams["axes.prop_cycle"]
+    with mpl.rc_context():
+        mpl.rcParams["axes.prop_cycle"] = mpl.cycler(color=["red", "green"])
+        use_course_style()
+        assert [to_hex(f"C{k}") for k in range(len(OKABE_ITO))] == [c.lower() for c in OKABE_ITO]
+        figure = Figure()
+        ax = figure.add_subplot()
+        lines = [ax.plot([0, 1], [k, k])[0] for k in range(3)]  # colours taken from the cycle
+        assert [to_hex(line.get_color()) for line in lines] == [c.lower() for c in OKABE_ITO[:3]]
+    assert mpl.rcParams["axes.prop_cycle"] == before  # nothing leaks out of rc_context
+
+
+@pytest.mark.parametrize("vision", [None, *DICHROMACY])
+def test_palette_colours_stay_apart_for_colour_blind_readers(vision):
+    # Delta E of about 10 is a difference seen at a glance; Matplotlib's former default, tab10,
+    # drops to about 5 (orange against green) for a protanope, which the same check rejects.
+    assert closest_pair(OKABE_ITO, vision) > 15
+    if vision in ("protanopia", "deuteranopia"):
+        assert closest_pair(mpl.colormaps["tab10"].colors[:8], vision) < 10
+
+
+def test_the_first_two_colours_differ_in_greyscale():
+    # Two classes are drawn in C0 and C1: their lightness L* must differ visibly when printed grey.
+    lightness = cielab(linear_rgb(OKABE_ITO[:2]))[:, 0]
+    assert abs(lightness[0] - lightness[1]) > 20
+
+
+def test_markers_and_line_styles_are_distinct():
+    assert len(set(MARKERS)) == len(MARKERS) == len(OKABE_ITO)
+    assert len(set(LINESTYLES)) == len(LINESTYLES) >= 4
 
 
 # --------------------------------------------------------------------------- covariance ellipse
@@ -169,12 +245,15 @@ def test_decision_regions_colours_match_the_predictor(ax):
     expected = np.searchsorted(model.classes_, model.predict(probes))
     inside = np.array([[path.contains_point(p) for path in paths] for p in probes])
     assert np.array_equal(inside.argmax(axis=1), expected) and np.all(inside.sum(axis=1) == 1)
-    # The scattered points have the colour of their class's region.
-    ax.figure.canvas.draw()  # colours mapped through a colormap are resolved when drawn
-    scatter_colours = ax.collections[-1].get_facecolors()
-    for k in range(3):
-        np.testing.assert_allclose(scatter_colours[y == model.classes_[k], :3],
-                                   np.broadcast_to(facecolours[k][:3], ((y == model.classes_[k]).sum(), 3)))
+    # The scattered points have the colour of their class's region, and a marker of their own.
+    scatters = ax.collections[-3:]
+    markers = set()
+    for k, scatter in enumerate(scatters):
+        np.testing.assert_allclose(scatter.get_offsets(), X[y == model.classes_[k]])
+        face = scatter.get_facecolors()[:, :3]
+        np.testing.assert_allclose(face, np.broadcast_to(facecolours[k][:3], face.shape))
+        markers.add(scatter.get_paths()[0].vertices.tobytes())
+    assert len(markers) == 3  # three different marker shapes
 
 
 def test_decision_regions_pixels_on_the_canvas(ax):
