@@ -6,6 +6,9 @@ What a reader and a student see, checked the way they see it:
   loads with no console error, no failed request and no broken image, and its math is typeset by the
   MathJax that the site serves itself: no TeX is left showing;
 * one screenshot of every chapter page, which must show a page rather than a blank or tiny image;
+* every page meets WCAG 2.0 and 2.1 at levels A and AA as far as axe-core (pinned in package.json,
+  injected into each page once it has settled) can tell, and no image's text alternative is a file
+  name; the keyboard alone reaches and opens what a reader needs (tests/test_keyboard.py);
 * JupyterLab on the student notebook of chapter 1.1: after Run All Cells the public check of question 1
   fails while the answer is blank, passes once a correct answer is typed in, and fails again when the
   answer is blanked.
@@ -19,6 +22,7 @@ variable is set, as .ci/run is run) they fail instead, and .ci/run installs Chro
 from __future__ import annotations
 
 import functools
+import html.parser
 import http.server
 import importlib.util
 import json
@@ -33,6 +37,7 @@ import sys
 import threading
 import time
 import urllib.request
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -169,6 +174,7 @@ class Visit:
     outside_requests: list[str] = field(default_factory=list)
     images: list[dict] = field(default_factory=list)
     math: dict = field(default_factory=dict)
+    violations: list[dict] | None = None  # axe-core's, None when axe-core is not installed
     screenshot: Path | None = None
 
 
@@ -192,7 +198,7 @@ IMAGES_JS = """async () => {
   const images = Array.from(document.images);
   images.forEach(img => { img.loading = 'eager'; });
   await Promise.all(images.map(img => img.decode().catch(() => null)));
-  return images.map(img => ({src: img.currentSrc || img.src, width: img.naturalWidth}));
+  return images.map(img => ({src: img.currentSrc || img.src, width: img.naturalWidth, alt: img.getAttribute('alt')}));
 }"""
 
 # Sphinx marks math with class "math"; MathJax puts an mjx-container inside each one it typesets.
@@ -226,6 +232,18 @@ MATH_JS = r"""() => {
 }"""
 RAW_TEX = re.compile(r"\$\$|\\\[|\\\]|\\\(|\\\)|\\begin\{|\\end\{|\\[A-Za-z]{2,}")
 
+# axe-core from the npm package pinned in package.json (`npm ci`, which `make setup` runs, installs it),
+# run with the rules of WCAG 2.0 and 2.1 at levels A and AA on the page as the reader sees it.
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+AXE_JS = r"""async (tags) => {
+  const results = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+  return results.violations.map(v => ({
+    rule: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map(n => n.target.join(' ') + ' (' + n.failureSummary.replace(/\s+/g, ' ').trim() + ')'),
+  }));
+}"""
+
 
 def visit(browser, base: str, html: Path, path: str, screenshots: Path) -> Visit:
     seen = Visit(path)
@@ -247,6 +265,9 @@ def visit(browser, base: str, html: Path, path: str, screenshots: Path) -> Visit
             page.evaluate("() => MathJax.startup.promise.then(() => true)")
         seen.images = page.evaluate(IMAGES_JS)
         seen.math = page.evaluate(MATH_JS)
+        if AXE.is_file():
+            page.add_script_tag(path=AXE)
+            seen.violations = page.evaluate(AXE_JS, WCAG_AA)
         if is_chapter(path):
             seen.screenshot = screenshots / f"{Path(path).stem}.png"
             page.screenshot(path=seen.screenshot, full_page=True)
@@ -312,6 +333,55 @@ def test_math_is_typeset_and_no_tex_is_left_showing(visits):
     for path, seen in visits.items():
         if is_chapter(path) or path == "intro.html":
             assert seen.math["elements"] > 0 and seen.math["containers"] >= seen.math["elements"], (path, seen.math)
+
+
+def test_every_page_meets_wcag_21_aa(visits):
+    """axe-core finds no violation of a WCAG 2.0 or 2.1 rule of level A or AA on any page."""
+    assert AXE.is_file(), f"axe-core is missing ({AXE}): run `npm ci` (`make setup` does)"
+    problems, nodes = {}, Counter()
+    for path, seen in visits.items():
+        problems[path] = [f"{v['rule']} ({v['impact']}, {len(v['nodes'])} nodes): {v['help']}: "
+                          + "; ".join(v["nodes"][:3]) for v in seen.violations]
+        nodes.update({v["rule"]: len(v["nodes"]) for v in seen.violations})
+    summary = ", ".join(f"{rule}: {count} nodes" for rule, count in nodes.most_common())
+    assert not report(problems), f"WCAG 2.1 AA violations ({summary}):\n" + report(problems)
+
+
+class Images(html.parser.HTMLParser):
+    """The attributes of every <img> of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.found.append(dict(attrs))
+
+
+FILE_NAME = re.compile(r"^\S*\.(png|jpe?g|gif|svg|webp|pdf)$|_images/|^\.\.?/", flags=re.IGNORECASE)
+
+
+def test_every_figure_has_a_text_alternative_that_is_not_a_file_name(built_book):
+    """No image's alt is a file name (myst-nb's default for a figure without one), nor is a figure's empty.
+
+    A screen reader reads the alt text out; an empty one hides the figure from it altogether.
+    """
+    html_root, problems, figures = built_book / "html", {}, 0
+    for path in site_pages(html_root):
+        parser = Images()
+        parser.feed((html_root / path).read_text(encoding="utf-8"))
+        found = []
+        for img in parser.found:
+            alt, src = (img.get("alt") or "").strip(), img.get("src", "")
+            figures += "_images/" in src
+            if FILE_NAME.search(alt):
+                found.append(f"{src}: its alt text is a file name, {alt!r}")
+            elif "_images/" in src and not alt:
+                found.append(f"{src}: a figure with no text alternative")
+        problems[path] = found
+    assert figures > 0, "no figure (an image under _images/) on any page"
+    assert not report(problems), "images without a real text alternative:\n" + report(problems)
 
 
 def test_every_chapter_has_a_screenshot_that_shows_a_page(visits, screenshots):
