@@ -1,0 +1,203 @@
+r"""The recursions of a categorical hidden Markov model, run on many sequences at once.
+
+:class:`lecturekit.hmm.CategoricalHMM` calls these on arrays: the forward recursion with one
+normaliser per step (scaled), the backward recursion with the same normalisers, the expected
+counts of Baum–Welch's E-step, and Viterbi in log space.
+
+**Layout.** The sequences are sorted by length, longest first, and regrouped *time-major*: all
+first symbols, then all second symbols, and so on (:class:`_Layout`). At time step :math:`t` the
+sequences still running are then a prefix of those running at :math:`t - 1`, so one step of a
+recursion is one matrix product for all of them,
+
+.. math::
+
+    \alpha_t = \bigl(\alpha_{t-1}[{:}n_t]\, A\bigr) \odot B_{x_t}
+    \qquad\text{an } (n_t, K) \times (K, K) \text{ product,}
+
+and the Python loop runs over the time steps of the longest sequence, never over the sequences
+or the states. Sequences are processed in batches of at most :data:`BATCH_SIZE` symbols (more
+when one sequence is longer), so that memory stays proportional to the batch.
+
+**Scaling.** The forward variables are normalised at every step,
+:math:`\hat\alpha_t = \alpha_t / c_t` with :math:`c_t = \sum_k \alpha_t(k)`, so that
+:math:`\log p(x) = \sum_t \log c_t`; the backward variables are divided by the same
+:math:`c_{t+1}`, and then :math:`\hat\alpha_t \odot \hat\beta_t` is the posterior of the state at
+:math:`t` (Rabiner, 1989, section V.A). Nothing underflows, whatever the length.
+
+Derived in notebooks/06.02-Forward-Backward-and-Baum-Welch.ipynb (forward-backward and
+Baum–Welch) and notebooks/06.01-Hidden-Markov-Models-and-Viterbi.ipynb (Viterbi).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from numpy.typing import NDArray
+
+#: Largest number of symbols regrouped at once (a longer sequence is a batch of its own).
+BATCH_SIZE = 1 << 16
+
+
+class _Layout:
+    """Sequences of one batch regrouped time-major: step ``t`` is rows ``start[t]:start[t] + running[t]``.
+
+    Parameters
+    ----------
+    starts, lengths : ndarray of int
+        Where each sequence of the batch starts in X and its length, longest first.
+
+    Attributes
+    ----------
+    index : ndarray of shape (n,)
+        ``X[index]`` is the batch in time-major order.
+    running : ndarray of shape (T,)
+        Number of sequences with more than ``t`` symbols; non-increasing.
+    start : ndarray of shape (T + 1,)
+        First row of each time step (and the number of rows at the end).
+    prev : ndarray of shape (n - n_sequences,)
+        For every row after the first time step, the row of the same sequence one step earlier.
+    """
+
+    def __init__(self, starts: NDArray[np.intp], lengths: NDArray[np.intp]):
+        n_steps = int(lengths[0])
+        ended = np.cumsum(np.bincount(lengths, minlength=n_steps + 1))[:n_steps]
+        self.running = lengths.size - ended
+        self.start = np.concatenate(([0], np.cumsum(self.running)))
+        self.index = np.concatenate([starts[:count] + t for t, count in enumerate(self.running)])
+        self.prev = np.concatenate([self.start[t - 1] + np.arange(self.running[t])
+                                    for t in range(1, n_steps)] or [np.empty(0, np.intp)])
+        self.n_sequences = lengths.size
+
+    def steps(self) -> Iterator[tuple[int, int, int]]:
+        """``(t, first row, number of rows)`` of each time step, in time order."""
+        for t, count in enumerate(self.running.tolist()):
+            yield t, int(self.start[t]), count
+
+
+def layouts(lengths: NDArray[np.intp], batch_size: int = BATCH_SIZE) -> list[_Layout]:
+    """The batches of the sequences with these lengths, each regrouped by :class:`_Layout`."""
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    order = np.argsort(-lengths, kind="stable")
+    batches, first, total = [], 0, 0
+    for position, length in enumerate(lengths[order].tolist()):
+        if total + length > batch_size and position > first:
+            batches.append(order[first:position])
+            first, total = position, 0
+        total += length
+    batches.append(order[first:])
+    return [_Layout(starts[batch], lengths[batch]) for batch in batches]
+
+
+def forward(startprob: NDArray[np.float64], transmat: NDArray[np.float64],
+            frame: NDArray[np.float64], layout: _Layout
+            ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Scaled forward recursion: the normalised :math:`\hat\alpha` and the normalisers :math:`c`.
+
+    ``frame`` holds :math:`p(x_t \mid z_t = k)` for every row of the layout. A step where every
+    state has probability 0 (the sequence is impossible under the model) gets :math:`c_t = 0`
+    and :math:`\hat\alpha_t = 0`, without a warning; its log-likelihood is then :math:`-\infty`.
+    """
+    alpha = np.zeros_like(frame)
+    scale = np.empty(frame.shape[0])
+    for t, first, count in layout.steps():
+        rows = slice(first, first + count)
+        if t == 0:
+            step = frame[rows] * startprob
+        else:
+            previous = layout.start[t - 1]
+            step = (alpha[previous:previous + count] @ transmat) * frame[rows]
+        scale[rows] = step.sum(axis=1)
+        np.divide(step, scale[rows, None], out=alpha[rows], where=scale[rows, None] > 0)
+    return alpha, scale
+
+
+def backward(transmat: NDArray[np.float64], frame: NDArray[np.float64],
+             scale: NDArray[np.float64], layout: _Layout
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    r"""Scaled backward recursion: :math:`\hat\beta` and :math:`g_t = b_{x_t} \odot \hat\beta_t / c_t`.
+
+    :math:`\hat\beta_t = A\, g_{t+1}` for a sequence that goes on after :math:`t`, 1 at its last
+    step. ``g`` (rows of the first time step unused) is what the expected transition counts
+    need; every normaliser must be positive (the caller checks).
+    """
+    beta = np.empty_like(frame)
+    weighted = np.empty_like(frame)
+    n_steps = layout.running.size
+    last = layout.start[n_steps - 1]
+    beta[last:] = 1.0
+    for t in range(n_steps - 2, -1, -1):
+        first, next_first = int(layout.start[t]), int(layout.start[t + 1])
+        going_on = int(layout.running[t + 1])
+        rows = slice(next_first, next_first + going_on)
+        weighted[rows] = frame[rows] * beta[rows] / scale[rows, None]
+        beta[first:first + going_on] = weighted[rows] @ transmat.T
+        beta[first + going_on:next_first] = 1.0
+    return beta, weighted
+
+
+def posteriors(alpha: NDArray[np.float64], beta: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The state posteriors :math:`\\hat\\alpha_t \\odot \\hat\\beta_t`, each row normalised."""
+    gamma = alpha * beta
+    gamma /= gamma.sum(axis=1, keepdims=True)
+    return gamma
+
+
+def expected_transitions(transmat: NDArray[np.float64], alpha: NDArray[np.float64],
+                         weighted: NDArray[np.float64], layout: _Layout) -> NDArray[np.float64]:
+    r"""Expected transition counts :math:`\sum_t \xi_t(j, k) = A_{jk} \sum_t \hat\alpha_{t-1}(j)\, g_t(k)`.
+
+    One (K, m) @ (m, K) product over the m rows after the first time step.
+    """
+    later = slice(layout.n_sequences, alpha.shape[0])
+    return transmat * (alpha[layout.prev].T @ weighted[later])
+
+
+def emission_counts(gamma: NDArray[np.float64], symbols: NDArray[np.intp],
+                    n_features: int) -> NDArray[np.float64]:
+    """Expected emission counts, shape (K, n_features): one bincount over (symbol, state) keys."""
+    n_components = gamma.shape[1]
+    keys = (symbols[:, None] * n_components + np.arange(n_components)).ravel()
+    counts = np.bincount(keys, weights=gamma.ravel(), minlength=n_features * n_components)
+    return counts.reshape(n_features, n_components).T
+
+
+def viterbi(log_startprob: NDArray[np.float64], log_transmat: NDArray[np.float64],
+            log_frame: NDArray[np.float64], layout: _Layout) -> tuple[float, NDArray[np.intp]]:
+    r"""Viterbi in log space: the summed log-probability of the best paths and the paths.
+
+    :math:`\delta_t(k) = \max_j \bigl(\delta_{t-1}(j) + \log A_{jk}\bigr) + \log b_k(x_t)`, as
+    the maximum over the first axis of one (K, n_t, K) array per step (a reduction over K
+    contiguous slabs, much faster than an argmax along rows of length K). No back-pointers are
+    stored: the backtrack recomputes, for the one state :math:`s_{t+1}` of each sequence,
+    :math:`\operatorname{argmax}_j \delta_t(j) + \log A_{j s_{t+1}}` (the first maximum, as
+    hmmlearn). Each path ends in the argmax of its last :math:`\delta`. States are in the
+    layout's row order.
+    """
+    delta = np.empty_like(log_frame)
+    k = log_frame.shape[1]
+    scores = np.empty((k, layout.n_sequences, k))
+    for t, first, count in layout.steps():
+        rows = slice(first, first + count)
+        if t == 0:
+            delta[rows] = log_startprob + log_frame[rows]
+            continue
+        previous = int(layout.start[t - 1])
+        np.add(delta[previous:previous + count].T[:, :, None], log_transmat[:, None, :],
+               out=scores[:, :count])
+        np.add(scores[:, :count].max(axis=0), log_frame[rows], out=delta[rows])
+    path = np.empty(log_frame.shape[0], dtype=np.intp)
+    state = np.empty(layout.n_sequences, dtype=np.intp)
+    log_prob = 0.0
+    n_steps = layout.running.size
+    for t in range(n_steps - 1, -1, -1):
+        first, count = int(layout.start[t]), int(layout.running[t])
+        going_on = int(layout.running[t + 1]) if t + 1 < n_steps else 0
+        if going_on:
+            step = delta[first:first + going_on] + log_transmat[:, state[:going_on]].T
+            state[:going_on] = step.argmax(axis=1)
+        ending = delta[first + going_on:first + count]
+        state[going_on:count] = ending.argmax(axis=1)
+        log_prob += float(ending.max(axis=1).sum())
+        path[first:first + count] = state[:count]
+    return log_prob, path
