@@ -41,14 +41,18 @@ def _log_posterior(joint: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDA
     """log p(x_i) (the log-sum-exp over classes) and the log responsibilities, from log p(x_i, c).
 
     The log-sum-exp of each row is shifted by the row's largest entry (so that no exp overflows),
-    as :func:`scipy.special.logsumexp` does, in fewer passes over the (n, K) matrix.
+    as :func:`scipy.special.logsumexp` does, in fewer passes over the (n, K) matrix. With few
+    components, NumPy's reductions along the short axis of a C-ordered matrix are slow (a tenth of
+    an E-step), so the maximum is taken column by column and the sum as a product with ones.
     """
-    top = np.max(joint, axis=1)
+    top = joint[:, 0].copy()
+    for column in joint.T[1:]:
+        np.maximum(top, column, out=top)
     top[~np.isfinite(top)] = 0.0  # a row of -inf: its sum is 0 and its log -inf, as in logsumexp
     shifted = joint - top[:, np.newaxis]
     np.exp(shifted, out=shifted)
     with np.errstate(divide="ignore"):
-        log_norm = np.log(np.sum(shifted, axis=1)) + top
+        log_norm = np.log(shifted @ np.ones(joint.shape[1])) + top
     return log_norm, joint - log_norm[:, np.newaxis]
 
 

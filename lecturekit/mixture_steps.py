@@ -72,6 +72,9 @@ def _check_covariances(covariances: NDArray[np.float64], covariance_type: str, d
 # Rows per block of the (K, rows, d) differences x_i - mu_k, sized so that a block stays in the
 # cache: centring exactly (no expansion of (x - mu)^2, which cancels digits) at the speed of BLAS.
 _BLOCK_ELEMENTS = 1 << 15
+# Below this ratio of a variance to the mean square about the shift, recompute it centred (see
+# _diagonal_scatter): the expansion then keeps at least 12 of the 16 significant digits.
+_CANCELLATION = 1e-4
 
 
 def _row_blocks(n: int, K: int, d: int) -> list[slice]:
@@ -116,6 +119,30 @@ def _log_gaussians(X: NDArray[np.float64], means: NDArray[np.float64], covarianc
     return -0.5 * (d * _LOG_2PI + log_det + distance)
 
 
+def _diagonal_scatter(X: NDArray[np.float64], resp: NDArray[np.float64], nk: NDArray[np.float64],
+                      means: NDArray[np.float64]) -> NDArray[np.float64]:
+    r"""The (K, d) weighted variances :math:`\sum_i r_{ik} (x_{ij} - \mu_{kj})^2 / n_k`, to full precision.
+
+    One matrix product does the work: about a shift :math:`c` (the weighted mean of all points),
+    :math:`\operatorname{var}_{kj} = m^{(2)}_{kj} - (m^{(1)}_{kj})^2` with the moments
+    :math:`m^{(p)}_{kj} = \sum_i r_{ik} (x_{ij} - c_j)^p / n_k` taken from the same product (not
+    :math:`\mu_k - c`, whose rounding error would enter the difference to first order).
+    That difference loses the leading digits when a component's spread is small next to its
+    distance from :math:`c` (scikit-learn expands about 0, so it loses them whenever the data are
+    far from the origin). Where the result is below ``_CANCELLATION`` times the first term, fewer
+    than about 12 of the 16 digits are left, and that component's variances are recomputed from the
+    centred points, :math:`\sum_i r_{ik} (x_{ij} - \mu_{kj})^2 / n_k`: a component on a single
+    point gets a variance of exactly 0, never a rounding error of either sign.
+    """
+    centred = X - nk @ means / nk.sum()
+    first = (resp.T @ centred) / nk[:, np.newaxis]
+    second = (resp.T @ np.square(centred, out=centred)) / nk[:, np.newaxis]
+    variances = second - np.square(first)
+    for k in np.flatnonzero(np.any(variances <= _CANCELLATION * second, axis=1)):
+        variances[k] = resp[:, k] @ np.square(X - means[k]) / nk[k]
+    return variances
+
+
 def _m_step(X: NDArray[np.float64], resp: NDArray[np.float64], reg_covar: float, covariance_type: str):
     """Weights, means and covariances that maximise the expected complete-data log-likelihood."""
     d = X.shape[1]
@@ -124,7 +151,8 @@ def _m_step(X: NDArray[np.float64], resp: NDArray[np.float64], reg_covar: float,
     # count instead; that shifts the mean of a component on a single point x by 10 eps |x|, which
     # is not small next to the spread of that component when reg_covar is 0 (a variance of
     # (10 eps x)^2 rather than exactly 0, and a log-likelihood that can decrease).
-    nk = np.maximum(resp.sum(axis=0), 10.0 * np.finfo(float).eps)
+    # A product with ones rather than resp.sum(axis=0), which is slow along a short axis.
+    nk = np.maximum(np.ones(resp.shape[0]) @ resp, 10.0 * np.finfo(float).eps)
     means = (resp.T @ X) / nk[:, np.newaxis]
     K = nk.size
     if covariance_type == "full":
@@ -144,13 +172,7 @@ def _m_step(X: NDArray[np.float64], resp: NDArray[np.float64], reg_covar: float,
         covariances /= nk.sum()
         covariances.flat[:: d + 1] += reg_covar
     else:
-        # Centred before squaring (scikit-learn expands E[x^2] - mu^2, which cancels digits).
-        covariances = np.zeros((K, d))
-        for rows in _row_blocks(X.shape[0], K, d):
-            diff = X[np.newaxis, rows] - means[:, np.newaxis]  # (K, rows, d)
-            np.square(diff, out=diff)
-            covariances += (resp[rows].T[:, np.newaxis] @ diff)[:, 0]
-        covariances /= nk[:, np.newaxis]
+        covariances = _diagonal_scatter(X, resp, nk, means)
         covariances += reg_covar
         if covariance_type == "spherical":
             covariances = covariances.mean(axis=1)

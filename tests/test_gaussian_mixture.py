@@ -13,7 +13,7 @@ from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lecturekit.gaussian_mixture import INIT_PARAMS, GaussianMixture
-from lecturekit.mixture_steps import COVARIANCE_TYPES
+from lecturekit.mixture_steps import COVARIANCE_TYPES, _m_step
 
 
 def blobs(n=600, d=3, k=3, seed=0, spread=3.0):
@@ -276,6 +276,35 @@ def test_a_fixed_point_of_em_is_a_fixed_point_of_the_m_step():
         diff = X - model.means_[k]
         np.testing.assert_allclose(model.covariances_[k], (resp[:, k] * diff.T) @ diff / nk[k],
                                    rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("covariance_type", ["diag", "spherical"])
+@pytest.mark.parametrize("soft", [0.05, 0.0])
+def test_diagonal_variances_keep_their_digits_far_from_the_origin(covariance_type, soft):
+    # Two tight clusters (spread 1e-3) a thousand apart, a million from the origin, plus one
+    # component on a single point. The variances come from one matrix product about the points'
+    # mean (soft responsibilities: the variances are large) or, where that would cancel digits,
+    # from the centred points (hard ones: variances of 1e-6 next to squares of 1e5). Either way
+    # they must equal the centred sums computed here in extended precision, and the single
+    # point's must be 0.
+    rng = np.random.default_rng(8)
+    X = np.vstack([1e6 + 1e-3 * rng.normal(size=(300, 3)), 1e6 + 1e3 + 1e-3 * rng.normal(size=(200, 3)),
+                   np.full((1, 3), 2e6)])
+    resp = np.zeros((len(X), 3))
+    resp[:300, 0] = resp[300:500, 1] = resp[500, 2] = 1.0
+    resp[:500, :2] = (1 - 2 * soft) * resp[:500, :2] + soft
+    resp[:500, 2] = 1.0 - resp[:500, :2].sum(axis=1)
+    _, means, variances = _m_step(X, resp, 0.0, covariance_type)
+    Xl, rl = X.astype(np.longdouble), resp.astype(np.longdouble)
+    nk = rl.sum(axis=0)
+    mu = (rl.T @ Xl) / nk[:, None]
+    exact = np.stack([rl[:, k] @ np.square(Xl - mu[k]) / nk[k] for k in range(3)]).astype(float)
+    np.testing.assert_allclose(variances, exact.mean(axis=1) if covariance_type == "spherical" else exact,
+                               rtol=1e-11)
+    assert np.all(variances.reshape(3, -1)[2] == 0.0)
+    # scikit-learn's expansion about the origin, E[x^2] - mu^2, is off by 100 times the tight ones:
+    expanded = (resp.T @ np.square(X)) / resp.sum(axis=0)[:, None] - np.square(means)
+    assert soft or np.all(np.abs(expanded[:2] - exact[:2]) > 100 * exact[:2])
 
 
 def covariance_floor_cost(model):
