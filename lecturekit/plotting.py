@@ -73,6 +73,13 @@ def use_course_style() -> None:
     Call it once, after importing ``matplotlib.pyplot``, in a notebook's setup cell; every colour
     given as ``"C0"``, ``"C1"``, ... or taken from the cycle then comes from the palette.
 
+    Returns
+    -------
+    None
+        ``matplotlib.rcParams`` is changed in place: ``axes.prop_cycle`` (the palette),
+        ``figure.dpi`` (100) and ``image.cmap`` (viridis). Inside ``matplotlib.rc_context()``
+        the change ends with the block.
+
     Examples
     --------
     >>> import matplotlib as mpl
