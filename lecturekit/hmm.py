@@ -40,6 +40,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
 from lecturekit import hmm_recursions as rec
+from lecturekit.hmm_recursions import _lengths, _symbols
 
 __all__ = ["CategoricalHMM", "sequences_to_column"]
 
@@ -49,61 +50,6 @@ SUM_TOLERANCE = 1e-6
 
 
 # --------------------------------------------------------------------------- input checks
-
-
-def _symbols(X: ArrayLike, n_features: int | None, where: str) -> NDArray[np.intp]:
-    """The symbols of the column X as a 1-D array, checked: integers in 0..n_features - 1."""
-    array = np.asarray(X)
-    if array.ndim != 2 or array.shape[1] != 1 or array.shape[0] == 0:
-        raise ValueError(
-            f"X must be a non-empty column of symbol indices, shape (n_samples, 1), as hmmlearn "
-            f"takes it; got shape {array.shape} in {where}. Reshape a 1-D array with "
-            f"X.reshape(-1, 1), or encode token sequences with sequences_to_column."
-        )
-    if array.dtype.kind == "f" and np.isnan(array).any():
-        raise ValueError(f"X contains NaN in {where}; every entry must be a symbol index "
-                         f"0..n_features - 1.")
-    if array.dtype.kind not in "iu":
-        raise ValueError(
-            f"X must hold integer symbol indices; got dtype {array.dtype} in {where}. Encode "
-            f"tokens with sequences_to_column, or convert whole numbers with X.astype(int)."
-        )
-    symbols = array[:, 0].astype(np.intp)
-    low, high = int(symbols.min()), int(symbols.max())
-    if low < 0 or (n_features is not None and high >= n_features):
-        bad = low if low < 0 else high
-        raise ValueError(
-            f"X holds the symbol {bad} in {where}, outside 0..{n_features - 1 if n_features else 'n_features - 1'} "
-            f"(the model's n_features = {n_features}). Map unseen tokens to an '<unk>' symbol "
-            f"(sequences_to_column does, when the vocabulary has '<unk>'), or refit with "
-            f"n_features = {high + 1}."
-        )
-    return symbols
-
-
-def _lengths(lengths: ArrayLike | None, n_samples: int) -> NDArray[np.intp]:
-    """The sequences' lengths, checked: positive integers that sum to n_samples."""
-    if lengths is None:
-        return np.array([n_samples], dtype=np.intp)
-    array = np.asarray(lengths)
-    if array.ndim != 1 or array.size == 0 or array.dtype.kind not in "iu":
-        raise ValueError(
-            f"lengths must be a non-empty 1-D sequence of integers (one per sequence); got "
-            f"{array.dtype} of shape {array.shape}. Pass None for a single sequence."
-        )
-    if (array <= 0).any():
-        position = int(np.flatnonzero(array <= 0)[0])
-        raise ValueError(
-            f"lengths[{position}] = {int(array[position])}: every sequence needs at least one "
-            f"symbol (an empty sequence has no likelihood and no path). Drop empty sequences "
-            f"before encoding them."
-        )
-    if int(array.sum()) != n_samples:
-        raise ValueError(
-            f"lengths sum to {int(array.sum())} but X has {n_samples} rows; they must sum to "
-            f"len(X) (sequences_to_column returns a matching pair)."
-        )
-    return array.astype(np.intp)
 
 
 def _probabilities(value: Any, name: str, shape: tuple[int, ...]) -> NDArray[np.float64]:
@@ -125,11 +71,17 @@ def _probabilities(value: Any, name: str, shape: tuple[int, ...]) -> NDArray[np.
     return array
 
 
-def _normalize(array: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Divide along the last axis by the sums, leaving an all-zero row at zero (as hmmlearn)."""
-    sums = array.sum(axis=-1, keepdims=True)
-    sums[sums == 0] = 1.0
-    return array / sums
+def _normalize(counts: NDArray[np.float64], previous: Any) -> NDArray[np.float64]:
+    """Counts divided by their sums along the last axis; a row of zero counts keeps ``previous``.
+
+    Such a row (a state with no expected transitions out of it, e.g. only ever last in its
+    sequence) has no maximum-likelihood estimate; hmmlearn leaves it at zero, which is not a
+    distribution.
+    """
+    sums = counts.sum(axis=-1, keepdims=True)
+    empty = sums == 0
+    sums[empty] = 1.0
+    return np.where(empty, np.asarray(previous, dtype=np.float64), counts / sums)
 
 
 def _log(array: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -287,7 +239,7 @@ class CategoricalHMM(BaseEstimator):
         return log_prob, gamma_out, counts
 
     def score(self, X: ArrayLike, lengths: ArrayLike | None = None) -> float:
-        """Total log-likelihood :math:`\\sum_s \\log p(x^{(s)})` of the sequences, by the forward recursion.
+        """Total log-likelihood :math:`\\sum_s \\log p(x^{(s)})`, by the forward recursion.
 
         Returns ``-inf`` when a sequence is impossible under the model.
 
@@ -304,7 +256,7 @@ class CategoricalHMM(BaseEstimator):
 
     def score_samples(self, X: ArrayLike, lengths: ArrayLike | None = None
                       ) -> tuple[float, NDArray[np.float64]]:
-        """Total log-likelihood and the posterior :math:`p(z_t = k \\mid x)` of every symbol's state.
+        """Total log-likelihood, and the posterior :math:`p(z_t = k \\mid x)` of every state.
 
         Returns
         -------
@@ -383,22 +335,24 @@ class CategoricalHMM(BaseEstimator):
             self.transmat_ = random_state.dirichlet(np.full(k, 1.0 / k), size=k)
         if needs["emissionprob_"]:
             # hmmlearn draws the emissions from a second generator made from the same seed.
-            self.emissionprob_ = _normalize(check_random_state(self.random_state).rand(k, n_features))
+            draws = check_random_state(self.random_state).rand(k, n_features)
+            self.emissionprob_ = draws / draws.sum(axis=1, keepdims=True)
 
     def _m_step(self, counts: dict) -> None:
-        """The M-step with Dirichlet priors; a probability that is 0 stays 0 (as hmmlearn)."""
-        if "s" in self.params:
-            start = np.maximum(np.asarray(self.startprob_prior) - 1 + counts["start"], 0)
-            self.startprob_ = _normalize(np.where(np.asarray(self.startprob_) == 0, 0, start))
-        if "t" in self.params:
-            trans = np.maximum(np.asarray(self.transmat_prior) - 1 + counts["trans"], 0)
-            self.transmat_ = _normalize(np.where(np.asarray(self.transmat_) == 0, 0, trans))
-        if "e" in self.params:
-            obs = np.maximum(np.asarray(self.emissionprob_prior) - 1 + counts["obs"], 0)
-            self.emissionprob_ = _normalize(obs)
+        """The M-step with Dirichlet priors, as hmmlearn's: a start or transition probability of 0
+        stays 0; a row with no counts at all keeps its previous values (see _normalize)."""
+        for code, name, key in zip("ste", _NAMES, ("start", "trans", "obs")):
+            if code not in self.params:
+                continue
+            prior = np.asarray(getattr(self, name + "prior"), dtype=np.float64)
+            updated = np.maximum(prior - 1 + counts[key], 0)
+            previous = np.asarray(getattr(self, name), dtype=np.float64)
+            if code != "e":  # hmmlearn keeps forbidden starts and transitions forbidden
+                updated = np.where(previous == 0, 0, updated)
+            setattr(self, name, _normalize(updated, previous))
 
     def _fit_features(self, X: ArrayLike, where: str) -> tuple[NDArray[np.intp], int]:
-        """The symbols of X and n_features (given, else that of emissionprob_ kept, else max + 1)."""
+        """Symbols of X and n_features: given, else a kept emissionprob_'s, else max + 1."""
         n_features = self.n_features
         kept = getattr(self, "emissionprob_", None)
         if n_features is None and kept is not None and "e" not in self.init_params \
@@ -556,9 +510,9 @@ class CategoricalHMM(BaseEstimator):
         if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) \
                 or n_samples < 1:
             raise ValueError(f"n_samples must be a positive integer; got {n_samples!r}.")
-        generator = check_random_state(self.random_state if random_state is None
-                                       else random_state)
-        uniform = generator.rand(2 * int(n_samples))
+        seed = self.random_state if random_state is None else random_state
+        generator = seed if isinstance(seed, np.random.Generator) else check_random_state(seed)
+        uniform = generator.random(2 * int(n_samples))
         k, n_features = emissionprob.shape
         cdf = np.cumsum(transmat, axis=1).tolist()
         state = min(bisect.bisect_right(np.cumsum(startprob).tolist(), uniform[0]), k - 1)

@@ -1,6 +1,7 @@
 r"""The recursions of a categorical hidden Markov model, run on many sequences at once.
 
-:class:`lecturekit.hmm.CategoricalHMM` calls these on arrays: the forward recursion with one
+:class:`lecturekit.hmm.CategoricalHMM` checks its input column and lengths with
+:func:`_symbols` and :func:`_lengths`, and calls these on arrays: the forward recursion with one
 normaliser per step (scaled), the backward recursion with the same normalisers, the expected
 counts of Baum–Welch's E-step, and Viterbi in log space.
 
@@ -33,14 +34,76 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 #: Largest number of symbols regrouped at once (a longer sequence is a batch of its own).
 BATCH_SIZE = 1 << 16
 
 
+# --------------------------------------------------------------------------- input
+
+
+def _symbols(X: ArrayLike, n_features: int | None, where: str) -> NDArray[np.intp]:
+    """The symbols of the column X as a 1-D array, checked: integers in 0..n_features - 1."""
+    array = np.asarray(X)
+    if array.ndim != 2 or array.shape[1] != 1 or array.shape[0] == 0:
+        raise ValueError(
+            f"X must be a non-empty column of symbol indices, shape (n_samples, 1), as hmmlearn "
+            f"takes it; got shape {array.shape} in {where}. Reshape a 1-D array with "
+            f"X.reshape(-1, 1), or encode token sequences with sequences_to_column."
+        )
+    if array.dtype.kind == "f" and np.isnan(array).any():
+        raise ValueError(f"X contains NaN in {where}; every entry must be a symbol index "
+                         f"0..n_features - 1.")
+    if array.dtype.kind not in "iu":
+        raise ValueError(
+            f"X must hold integer symbol indices; got dtype {array.dtype} in {where}. Encode "
+            f"tokens with sequences_to_column, or convert whole numbers with X.astype(int)."
+        )
+    symbols = array[:, 0].astype(np.intp)
+    low, high = int(symbols.min()), int(symbols.max())
+    if low < 0 or (n_features is not None and high >= n_features):
+        bad = low if low < 0 else high
+        top = "n_features - 1" if n_features is None else n_features - 1
+        raise ValueError(
+            f"X holds the symbol {bad} in {where}, outside 0..{top} "
+            f"(the model's n_features = {n_features}). Map unseen tokens to an '<unk>' symbol "
+            f"(sequences_to_column does, when the vocabulary has '<unk>'), or refit with "
+            f"n_features = {high + 1}."
+        )
+    return symbols
+
+
+def _lengths(lengths: ArrayLike | None, n_samples: int) -> NDArray[np.intp]:
+    """The sequences' lengths, checked: positive integers that sum to n_samples."""
+    if lengths is None:
+        return np.array([n_samples], dtype=np.intp)
+    array = np.asarray(lengths)
+    if array.ndim != 1 or array.size == 0 or array.dtype.kind not in "iu":
+        raise ValueError(
+            f"lengths must be a non-empty 1-D sequence of integers (one per sequence); got "
+            f"{array.dtype} of shape {array.shape}. Pass None for a single sequence."
+        )
+    if (array <= 0).any():
+        position = int(np.flatnonzero(array <= 0)[0])
+        raise ValueError(
+            f"lengths[{position}] = {int(array[position])}: every sequence needs at least one "
+            f"symbol (an empty sequence has no likelihood and no path). Drop empty sequences "
+            f"before encoding them."
+        )
+    if int(array.sum()) != n_samples:
+        raise ValueError(
+            f"lengths sum to {int(array.sum())} but X has {n_samples} rows; they must sum to "
+            f"len(X) (sequences_to_column returns a matching pair)."
+        )
+    return array.astype(np.intp)
+
+
+# --------------------------------------------------------------------------- layout
+
+
 class _Layout:
-    """Sequences of one batch regrouped time-major: step ``t`` is rows ``start[t]:start[t] + running[t]``.
+    """Sequences of one batch regrouped time-major: step t is the rows from ``start[t]`` on.
 
     Parameters
     ----------
@@ -115,11 +178,12 @@ def forward(startprob: NDArray[np.float64], transmat: NDArray[np.float64],
 def backward(transmat: NDArray[np.float64], frame: NDArray[np.float64],
              scale: NDArray[np.float64], layout: _Layout
              ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    r"""Scaled backward recursion: :math:`\hat\beta` and :math:`g_t = b_{x_t} \odot \hat\beta_t / c_t`.
+    r"""Scaled backward recursion: :math:`\hat\beta` and the weighted emissions :math:`g`.
 
-    :math:`\hat\beta_t = A\, g_{t+1}` for a sequence that goes on after :math:`t`, 1 at its last
-    step. ``g`` (rows of the first time step unused) is what the expected transition counts
-    need; every normaliser must be positive (the caller checks).
+    :math:`g_t = b_{x_t} \odot \hat\beta_t / c_t`, and :math:`\hat\beta_t = A\, g_{t+1}` for
+    a sequence that goes on after :math:`t`, 1 at its last step. ``g`` (rows of the first time
+    step unused) is what the expected transition counts need; every normaliser must be positive
+    (the caller checks).
     """
     beta = np.empty_like(frame)
     weighted = np.empty_like(frame)
@@ -145,9 +209,10 @@ def posteriors(alpha: NDArray[np.float64], beta: NDArray[np.float64]) -> NDArray
 
 def expected_transitions(transmat: NDArray[np.float64], alpha: NDArray[np.float64],
                          weighted: NDArray[np.float64], layout: _Layout) -> NDArray[np.float64]:
-    r"""Expected transition counts :math:`\sum_t \xi_t(j, k) = A_{jk} \sum_t \hat\alpha_{t-1}(j)\, g_t(k)`.
+    r"""Expected transition counts, :math:`\sum_t \xi_t(j, k)`.
 
-    One (K, m) @ (m, K) product over the m rows after the first time step.
+    :math:`\sum_t \xi_t(j, k) = A_{jk} \sum_t \hat\alpha_{t-1}(j)\, g_t(k)`: one
+    (K, m) @ (m, K) product over the m rows after the first time step.
     """
     later = slice(layout.n_sequences, alpha.shape[0])
     return transmat * (alpha[layout.prev].T @ weighted[later])
