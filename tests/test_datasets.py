@@ -428,3 +428,14 @@ def test_brown_reader_rejects_unknown_tags(tmp_path, monkeypatch):
     monkeypatch.setattr(datasets, "BROWN_COUNTS", (1, 2))
     with pytest.raises(ValueError, match="outside UNIVERSAL_TAGS"):
         datasets._read_brown(path)
+
+
+def test_write_or_check(tmp_path, capsys):
+    # The last step of both fetch scripts: write, then --check finds the same bytes or not.
+    outputs = {"a.tsv.xz": b"one", "b.csv": b"two"}
+    assert fetch_data.write_or_check(outputs, tmp_path, False, "fetch_data") == 0
+    assert (tmp_path / "b.csv").read_bytes() == b"two"
+    assert fetch_data.write_or_check(outputs, tmp_path, True, "fetch_data") == 0
+    (tmp_path / "a.tsv.xz").write_bytes(b"changed")
+    assert fetch_brown.write_or_check(outputs, tmp_path, True, "fetch_brown") == 1
+    assert "1 file(s) differ: a.tsv.xz" in capsys.readouterr().out

@@ -61,6 +61,12 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from fetch_data import (  # tools/fetch_data.py, stdlib only
+    XZ_PRESET,
+    sha256_of,
+    write_or_check,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA_DIR = ROOT / "data"
 
@@ -79,8 +85,6 @@ OUTPUTS = (OUTPUT,)
 N_FILES = 500
 N_SENTENCES = 57340
 N_TOKENS = 1161192
-
-XZ_PRESET = 9 | lzma.PRESET_EXTREME
 
 #: The 12 universal tags of Petrov, Das and McDonald (2012), in the course's order.
 UNIVERSAL_TAGS = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM", "CONJ", "PRT", ".",
@@ -134,10 +138,6 @@ def universal_tag(brown_tag: str) -> str:
 
 
 # --------------------------------------------------------------------------- download
-
-
-def sha256_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def check_tarball(data: bytes, name: str) -> bytes:
@@ -267,25 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             tarball = fetch_tarball(Path(tmp))
     else:
         tarball = check_tarball(args.tarball.read_bytes(), str(args.tarball))
-    outputs = build(tarball)
-
-    different = []
-    for name, data in outputs.items():
-        target = args.out_dir / name
-        if args.check:
-            same = target.exists() and target.read_bytes() == data
-            different += [] if same else [name]
-            status = "identical" if same else "DIFFERS from the committed file"
-        else:
-            args.out_dir.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            status = "written"
-        print(f"{sha256_of(data)}  {name}  ({len(data):,} bytes, {status})")
-    if different:
-        log(f"{', '.join(different)} differs. Run without --check to rebuild it, then update "
-            f"the checksum in data/README.md.")
-        return 1
-    return 0
+    return write_or_check(build(tarball), args.out_dir, args.check, "fetch_brown")
 
 
 if __name__ == "__main__":

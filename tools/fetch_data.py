@@ -373,6 +373,31 @@ def build(wheel_dir: Path) -> dict[str, bytes]:
     return outputs
 
 
+def write_or_check(outputs: dict[str, bytes], out_dir: Path, check: bool, script: str) -> int:
+    """Write each output into ``out_dir``, or with ``check`` compare it with the file there.
+
+    Prints the sha256, size and status of every file; returns the exit status, 1 if ``check``
+    found a file that differs (``script`` names the tool in the message).
+    """
+    different = []
+    for name, data in outputs.items():
+        target = out_dir / name
+        if check:
+            same = target.exists() and target.read_bytes() == data
+            different += [] if same else [name]
+            status = "identical" if same else "DIFFERS from the committed file"
+        else:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            status = "written"
+        print(f"{sha256_of(data)}  {name}  ({len(data):,} bytes, {status})")
+    if different:
+        print(f"[{script}] {len(different)} file(s) differ: {', '.join(different)}. Run without "
+              f"--check to rebuild them, then update the checksums in data/README.md.", flush=True)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
@@ -390,23 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         args.wheel_dir.mkdir(parents=True, exist_ok=True)
         outputs = build(args.wheel_dir)
 
-    different = []
-    for name, data in outputs.items():
-        target = args.out_dir / name
-        if args.check:
-            same = target.exists() and target.read_bytes() == data
-            different += [] if same else [name]
-            status = "identical" if same else "DIFFERS from the committed file"
-        else:
-            args.out_dir.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-            status = "written"
-        print(f"{sha256_of(data)}  {name}  ({len(data):,} bytes, {status})")
-    if different:
-        log(f"{len(different)} file(s) differ: {', '.join(different)}. Run without --check to "
-            f"rebuild them, then update the checksums in data/README.md.")
-        return 1
-    return 0
+    return write_or_check(outputs, args.out_dir, args.check, "fetch_data")
 
 
 if __name__ == "__main__":
