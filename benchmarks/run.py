@@ -1,7 +1,8 @@
 """Run every benchmark in this folder: ``python benchmarks/run.py [--quick]``.
 
 Each benchmark times one of our models and its scikit-learn counterpart in the same process, on the
-same data, and prints our time over theirs (below 1.0: we are faster). Nothing here asserts on time;
+same data, and prints our time over theirs (below 1.0: we are faster). scikit-learn has no hidden
+Markov model: bench_hmm.py times ``lecturekit.hmm.CategoricalHMM`` against hmmlearn's. Nothing here asserts on time;
 the numbers are for reading.
 """
 
