@@ -11,7 +11,7 @@ Module                              Chapter
 :mod:`lecturekit.fisher`            02.03 Fisher's discriminant and reduced-rank LDA
 :mod:`lecturekit.shrinkage`         02.04 covariance shrinkage: Ledoit-Wolf and Friedman's RDA
 :mod:`lecturekit.logistic`          02.05 Logistic regression, against GDA
-:mod:`lecturekit.datasets`          offline corpora for chapter 3: SMS spam, 20 Newsgroups (data/)
+:mod:`lecturekit.datasets`          offline corpora (data/): SMS spam, 20 Newsgroups; Brown, chapter 6
 :mod:`lecturekit.text`              chapter 3: tokenizer, vocabulary and word selection under one name
 :mod:`lecturekit.tokenizer`         chapter 3: documents split into words by one regular expression
 :mod:`lecturekit.vocabulary`        chapter 3: the vocabulary and the sparse document-term counts
@@ -27,6 +27,8 @@ Module                              Chapter
 :mod:`lecturekit.mixture_steps`     05.02 a Gaussian mixture's E-step and M-step, on arrays
 :mod:`lecturekit.multinomial_em`    05.03 multinomial naive Bayes with missing labels, by EM
 :mod:`lecturekit.bernoulli_em`      05.03 Bernoulli naive Bayes with missing labels, by EM
+:mod:`lecturekit.hmm`               06.01-06.02 the categorical hidden Markov model (Viterbi, Baum-Welch)
+:mod:`lecturekit.hmm_recursions`    06.01-06.02 its recursions, run time-major on all sequences at once
 :mod:`lecturekit.plotting`          figures for every chapter (draws fitted models, never fits)
 :mod:`lecturekit.grading`           otter-grader support (a time limit per cell)
 :mod:`lecturekit.grader`            grading with the student's code kept out of the checks
