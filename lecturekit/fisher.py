@@ -244,9 +244,9 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
-            Finite real inputs.
+            Training inputs (finite real numbers), at least two rows.
         y : array_like of shape (n_samples,)
-            Class labels; at least two classes.
+            Their class labels, of at least two classes.
 
         Returns
         -------

@@ -24,11 +24,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import cho_solve, solve_triangular
-from scipy.special import expit, log_expit, logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lecturekit._checks import check_finite, class_codes, fitted_input, label
+from lecturekit._classifier import _JointClassifier
 from lecturekit.gaussian import cholesky
 
 __all__ = ["GDA"]
@@ -42,7 +41,7 @@ def _check_finite(X: NDArray[np.float64], where: str) -> None:
                     f"sklearn.impute.SimpleImputer).")
 
 
-class GDA(ClassifierMixin, BaseEstimator):
+class GDA(_JointClassifier):
     r"""Gaussian discriminant analysis with a shared (LDA) or per-class (QDA) covariance.
 
     Fitting computes the maximum-likelihood estimates
@@ -90,7 +89,7 @@ class GDA(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
         Number of features seen during :meth:`fit`.
     feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features, when ``X`` had string column names.
+        The column names of ``X`` in :meth:`fit`, only when they were all strings.
 
     Examples
     --------
@@ -104,8 +103,11 @@ class GDA(ClassifierMixin, BaseEstimator):
     array([[0.4       , 0.33333333],
            [3.4       , 3.33333333]])
 
-    Derived in ``notebooks/02.02-Gaussian-Discriminant-Analysis.ipynb``; the per-class
-    covariance in ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
+    Derived in ``notebooks/02.02-Gaussian-Discriminant-Analysis.ipynb`` (the estimates, the joint
+    log-likelihoods and Bayes' rule: ``predict_joint_log_proba``, ``predict_proba``, ``predict``);
+    the log-odds of ``decision_function`` and :meth:`logistic_parameters` in
+    ``notebooks/02.03-From-GDA-to-the-Logistic-Function.ipynb``; the per-class covariance in
+    ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
     """
 
     def __init__(
@@ -268,7 +270,7 @@ class GDA(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------------------- scores
 
-    def _check_predict_data(self, X: ArrayLike) -> NDArray[np.float64]:
+    def _predict_input(self, X: ArrayLike) -> NDArray[np.float64]:
         """Shape and feature checks; finiteness is checked on the scores (see :meth:`_finite`)."""
         return fitted_input(self, X)
 
@@ -321,123 +323,15 @@ class GDA(ClassifierMixin, BaseEstimator):
         if self._chol.ndim == 2:
             coef, intercept = self._logistic
             return self._finite(X, X @ coef, where, self._logistic_covers_all) + intercept
-        joint = self._joint(X, where)
-        return joint[:, 1] - joint[:, 0]
+        return super()._log_odds(X, where)
 
     def _posterior_scores(self, X: NDArray[np.float64], where: str) -> NDArray[np.float64]:
         """Anything that differs from ``log p(x, y=k)`` by a per-row constant."""
         return self._linear_scores(X, where) if self._chol.ndim == 2 else self._joint(X, where)
 
     # ----------------------------------------------------------------------- prediction
-
-    def predict_joint_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Joint log-likelihoods :math:`\log p(x, y = k) = \log \pi_k + \log \mathcal N(x; \mu_k, \Sigma_k)`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
-
-        Derived in ``notebooks/02.02-Gaussian-Discriminant-Analysis.ipynb``.
-        """
-        return self._joint(self._check_predict_data(X), "predict_joint_log_proba")
-
-    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Log posteriors :math:`\log p(y = k \mid x)`, normalised by log-sum-exp.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-
-        Derived in ``notebooks/02.02-Gaussian-Discriminant-Analysis.ipynb``.
-        """
-        X = self._check_predict_data(X)
-        if self.classes_.size == 2:
-            # log-sum-exp of two terms: log p(y=1|x) = log sigmoid(a), log p(y=0|x) = log sigmoid(-a)
-            a = self._log_odds(X, "predict_log_proba")
-            return np.column_stack([log_expit(-a), log_expit(a)])
-        scores = self._posterior_scores(X, "predict_log_proba")
-        return scores - logsumexp(scores, axis=1, keepdims=True)
-
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Posterior class probabilities :math:`p(y = k \mid x)`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Each row sums to one; columns in the order of ``classes_``.
-
-        Derived in ``notebooks/02.02-Gaussian-Discriminant-Analysis.ipynb``; for two classes
-        the posterior is the logistic function of the log-odds
-        (``notebooks/02.03-From-GDA-to-the-Logistic-Function.ipynb``).
-        """
-        X = self._check_predict_data(X)
-        if self.classes_.size == 2:
-            a = self._log_odds(X, "predict_proba")
-            proba = np.empty((a.size, 2))
-            expit(-a, out=proba[:, 0])  # not 1 - p: that would round a tiny p(y=0|x) to zero
-            expit(a, out=proba[:, 1])
-            return proba
-        # The softmax of the scores, normalised by the sum itself (rather than by exp(logsumexp))
-        # so that each row sums to one to within rounding, however large the scores are.
-        scores = self._posterior_scores(X, "predict_proba")
-        proba = np.exp(scores - scores.max(axis=1, keepdims=True))
-        proba /= proba.sum(axis=1, keepdims=True)
-        return proba
-
-    def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """The most probable class of each row (the Bayes decision rule).
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Derived in ``notebooks/02.02-Gaussian-Discriminant-Analysis.ipynb``.
-        """
-        X = self._check_predict_data(X)
-        if self.classes_.size == 2:
-            return self.classes_[(self._log_odds(X, "predict") > 0).astype(np.intp)]
-        return self.classes_[np.argmax(self._posterior_scores(X, "predict"), axis=1)]
-
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Log-odds for two classes; joint log-likelihoods for more.
-
-        The shapes follow scikit-learn's discriminant analysis: with two classes, the log-odds
-        :math:`\log p(y = c_1 \mid x) - \log p(y = c_0 \mid x)` (positive means ``classes_[1]``);
-        with K > 2 classes, :meth:`predict_joint_log_proba`, whose row-wise argmax is the
-        prediction.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-
-        Derived in ``notebooks/02.03-From-GDA-to-the-Logistic-Function.ipynb``.
-        """
-        X = self._check_predict_data(X)
-        if self.classes_.size == 2:
-            return self._log_odds(X, "decision_function")
-        return self._joint(X, "decision_function")
+    # predict, predict_proba, predict_log_proba, decision_function and predict_joint_log_proba
+    # come from _JointClassifier, by Bayes' rule on _log_odds (two classes) and _joint.
 
     def logistic_parameters(self) -> tuple[NDArray[np.float64], float]:
         r"""The posterior of a binary shared-covariance model as a logistic regression.

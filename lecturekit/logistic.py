@@ -18,12 +18,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, lstsq
 from scipy.special import expit, log_expit
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lecturekit._checks import check_finite
+from lecturekit._classifier import _ScoredClassifier
 
 __all__ = ["LogisticRegression"]
 
@@ -45,7 +45,7 @@ def _mean_objective(z, sign, theta, penalty) -> float:
     return float((0.5 * penalty @ theta**2 - log_expit(sign * z).sum()) / z.shape[0])
 
 
-class LogisticRegression(ClassifierMixin, BaseEstimator):
+class LogisticRegression(_ScoredClassifier):
     r"""Binary logistic regression with an L2 penalty, fitted by Newton's method or gradient ascent.
 
     The model is :math:`p(y = 1 \mid x) = \sigma(w^\top x + b)` with the logistic function
@@ -61,6 +61,11 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
     maximum a posteriori (MAP) estimate under the Gaussian prior :math:`w \sim \mathcal N(0, C I)`:
     the penalty is the negative log prior, so a small ``C`` is a narrow prior and a strong pull of
     the weights towards zero. ``C=np.inf`` is a flat prior, i.e. maximum likelihood.
+
+    :meth:`decision_function` returns the log-odds :math:`z = w^\top x + b = \log \frac{p(y=1
+    \mid x)}{p(y=0 \mid x)}`, :meth:`predict_proba` the pair :math:`(\sigma(-z), \sigma(z))` and
+    :meth:`predict_log_proba` :math:`(\log\sigma(-z), \log\sigma(z))`, each without cancellation
+    however large the margin, and :meth:`predict` ``classes_[1]`` where :math:`z > 0`.
 
     Parameters
     ----------
@@ -194,7 +199,7 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{name} must be a finite number {bound}; got {value!r}.")
         return 0.0 if np.isinf(C) else 1.0 / float(C)
 
-    def _validate_X(self, X: ArrayLike) -> NDArray[np.float64]:
+    def _predict_input(self, X: ArrayLike) -> NDArray[np.float64]:
         """Check ``X`` for prediction against what :meth:`fit` saw."""
         check_is_fitted(self)
         try:
@@ -371,71 +376,9 @@ class LogisticRegression(ClassifierMixin, BaseEstimator):
         return theta, losses, history, converged, separated
 
     # ----------------------------------------------------------------------- prediction
+    # predict, predict_proba, predict_log_proba and decision_function come from
+    # _ScoredClassifier, as the logistic function of the log-odds below.
 
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""The log-odds :math:`z = w^\top x + b = \log \frac{p(y=1 \mid x)}{p(y=0 \mid x)}`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Positive where ``classes_[1]`` is the more probable class.
-
-        Derived in ``notebooks/02.05-GDA-Against-Logistic-Regression.ipynb``.
-        """
-        X = self._validate_X(X)
+    def _log_odds(self, X: NDArray[np.float64], where: str) -> NDArray[np.float64]:
+        """The log-odds :math:`z = w^\\top x + b` of the checked ``X``."""
         return X @ self.coef_[0] + self.intercept_[0]
-
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Class probabilities :math:`(\sigma(-z), \sigma(z))`, each computed without cancellation.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            Columns in the order of ``classes_``; finite and in [0, 1] for any finite margin.
-
-        Derived in ``notebooks/02.05-GDA-Against-Logistic-Regression.ipynb``.
-        """
-        z = self.decision_function(X)
-        return np.column_stack([expit(-z), expit(z)])
-
-    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Log class probabilities :math:`(\log\sigma(-z), \log\sigma(z))`, exact for huge margins.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, 2)
-            Columns in the order of ``classes_``.
-
-        Derived in ``notebooks/02.05-GDA-Against-Logistic-Regression.ipynb``.
-        """
-        z = self.decision_function(X)
-        return np.column_stack([log_expit(-z), log_expit(z)])
-
-    def predict(self, X: ArrayLike) -> NDArray:
-        """The more probable class, ``classes_[1]`` where the log-odds are positive.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Derived in ``notebooks/02.05-GDA-Against-Logistic-Regression.ipynb``.
-        """
-        z = self.decision_function(X)  # first: it raises NotFittedError before fit
-        return self.classes_[(z > 0).astype(np.intp)]

@@ -38,11 +38,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import log_expit, logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import validate_data
 
 from lecturekit._checks import check_finite, class_codes, fitted_input, label
+from lecturekit._classifier import _JointClassifier
 from lecturekit.gaussian import cholesky, mahalanobis_sq
 
 __all__ = ["RDA", "ledoit_wolf", "ledoit_wolf_shrinkage", "rda_covariances"]
@@ -187,10 +186,8 @@ def ledoit_wolf(X: ArrayLike, *, assume_centered: bool = False) -> tuple[NDArray
 
     Parameters
     ----------
-    X : array_like of shape (n_samples, n_features)
-        Data, one observation per row.
-    assume_centered : bool, default False
-        If True, the rows are taken to have mean zero and are not centred.
+    X, assume_centered
+        As in :func:`ledoit_wolf_shrinkage`.
 
     Returns
     -------
@@ -318,7 +315,7 @@ def rda_covariances(
     return _shrink_to_scaled_identity(_blend(counts, scatters, alpha, weighting), gamma)
 
 
-class RDA(ClassifierMixin, BaseEstimator):
+class RDA(_JointClassifier):
     r"""Regularised discriminant analysis: QDA with shrunk class covariances.
 
     The class priors (frequencies) and means are the maximum-likelihood ones of
@@ -436,91 +433,15 @@ class RDA(ClassifierMixin, BaseEstimator):
         self._intercept = np.log(self.priors_) - 0.5 * (d * _LOG_2PI + log_dets)
         return self
 
-    def predict_joint_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Joint log-likelihoods :math:`\log p(x, y = k)`.
+    # predict, predict_proba, predict_log_proba, decision_function and predict_joint_log_proba
+    # come from _JointClassifier, by Bayes' rule on _joint.
 
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
-
-        Derived in ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
-        """
+    def _predict_input(self, X: ArrayLike) -> NDArray[np.float64]:
         X = fitted_input(self, X)
         check_finite(X, "X passed to RDA contains NaN or infinite values; remove or impute them "
                         "first.")
+        return X
+
+    def _joint(self, X: NDArray[np.float64], where: str) -> NDArray[np.float64]:
         return np.column_stack([self._intercept[k] - 0.5 * mahalanobis_sq(X, self.means_[k], chol)
                                 for k, chol in enumerate(self._chol)])
-
-    def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Log posteriors :math:`\log p(y = k \mid x)`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-
-        Derived in ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
-        """
-        joint = self.predict_joint_log_proba(X)
-        if joint.shape[1] == 2:
-            a = joint[:, 1] - joint[:, 0]
-            return np.column_stack([log_expit(-a), log_expit(a)])
-        return joint - logsumexp(joint, axis=1, keepdims=True)
-
-    def predict_proba(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Posterior probabilities :math:`p(y = k \mid x)`.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-            Rows sum to one.
-
-        Derived in ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
-        r"""Log-odds :math:`\log p(y = c_1 \mid x) - \log p(y = c_0 \mid x)` for two classes;
-        joint log-likelihoods for more.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) or (n_samples, n_classes)
-
-        Derived in ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
-        """
-        joint = self.predict_joint_log_proba(X)
-        return joint[:, 1] - joint[:, 0] if joint.shape[1] == 2 else joint
-
-    def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """The most probable class of each row.
-
-        Parameters
-        ----------
-        X : array_like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-
-        Derived in ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
-        """
-        joint = self.predict_joint_log_proba(X)  # checks first that the model is fitted
-        return self.classes_[np.argmax(joint, axis=1)]
