@@ -1,9 +1,10 @@
 r"""The recursions of a categorical hidden Markov model, run on many sequences at once.
 
 :class:`lecturekit.hmm.CategoricalHMM` checks its input column and lengths with
-:func:`_symbols` and :func:`_lengths`, and calls these on arrays: the forward recursion with one
-normaliser per step (scaled), the backward recursion with the same normalisers, the expected
-counts of Baum–Welch's E-step, and Viterbi in log space.
+:func:`_symbols` and :func:`_lengths`, and calls these on arrays: :func:`forward_backward`
+(the forward recursion with one normaliser per step, the backward recursion with the same
+normalisers, the posteriors and the expected counts of Baum–Welch's E-step) and
+:func:`viterbi` in log space.
 
 **Layout.** The sequences are sorted by length, longest first, and regrouped *time-major*: all
 first symbols, then all second symbols, and so on (:class:`_Layout`). At time step :math:`t` the
@@ -200,7 +201,7 @@ def backward(transmat: NDArray[np.float64], frame: NDArray[np.float64],
     return beta, weighted
 
 
-def posteriors(alpha: NDArray[np.float64], beta: NDArray[np.float64]) -> NDArray[np.float64]:
+def _posteriors(alpha: NDArray[np.float64], beta: NDArray[np.float64]) -> NDArray[np.float64]:
     """The state posteriors :math:`\\hat\\alpha_t \\odot \\hat\\beta_t`, each row normalised."""
     gamma = alpha * beta
     gamma /= gamma.sum(axis=1, keepdims=True)
@@ -225,6 +226,47 @@ def emission_counts(gamma: NDArray[np.float64], symbols: NDArray[np.intp],
     keys = (symbols[:, None] * n_components + np.arange(n_components)).ravel()
     counts = np.bincount(keys, weights=gamma.ravel(), minlength=n_features * n_components)
     return counts.reshape(n_features, n_components).T
+
+
+def forward_backward(startprob: NDArray[np.float64], transmat: NDArray[np.float64],
+                     emissionprob: NDArray[np.float64], symbols: NDArray[np.intp],
+                     layouts: list[_Layout], *, posteriors: bool, stats: bool
+                     ) -> tuple[float, NDArray[np.float64] | None, dict | None]:
+    """Forward (and backward) over every batch: the total log-likelihood, the posteriors in the
+    order of ``symbols`` (if ``posteriors``) and the expected counts of Baum–Welch's E-step,
+    ``{"start", "trans", "obs"}`` (if ``stats``).
+
+    Posteriors and counts need every sequence to have a positive probability: ValueError if not.
+    """
+    table = np.ascontiguousarray(emissionprob.T)
+    k, n_features = emissionprob.shape
+    gamma_out = np.empty((symbols.size, k)) if posteriors else None
+    counts = {"start": np.zeros(k), "trans": np.zeros((k, k)),
+              "obs": np.zeros((k, n_features))} if stats else None
+    log_prob = 0.0
+    for layout in layouts:
+        batch = symbols[layout.index]
+        frame = table[batch]
+        alpha, scale = forward(startprob, transmat, frame, layout)
+        with np.errstate(divide="ignore"):  # log 0 = -inf: an impossible sequence
+            log_prob += float(np.log(scale).sum())
+        if not (posteriors or stats):
+            continue
+        if not (scale > 0).all():
+            raise ValueError(
+                "A sequence has probability 0 under the model (a symbol its states cannot emit, "
+                "or a transition of probability 0), so its state posteriors are undefined; "
+                "smooth the probabilities (fit_supervised with k > 0, or priors above 1)."
+            )
+        beta, weighted = backward(transmat, frame, scale, layout)
+        gamma = _posteriors(alpha, beta)
+        if posteriors:
+            gamma_out[layout.index] = gamma
+        if stats:
+            counts["start"] += gamma[:layout.n_sequences].sum(axis=0)
+            counts["trans"] += expected_transitions(transmat, alpha, weighted, layout)
+            counts["obs"] += emission_counts(gamma, batch, n_features)
+    return log_prob, gamma_out, counts
 
 
 def viterbi(log_startprob: NDArray[np.float64], log_transmat: NDArray[np.float64],
