@@ -2,6 +2,8 @@
 # Each target sets up the virtual environment first if it is missing or out of date.
 #
 #   make book          set up, generate the student notebooks, execute them, build _build/html
+#   make pdf           make book, then the whole course as one PDF (printed by Chromium):
+#                      _build/pdf/generative-learning-algorithms.pdf, also linked from the website
 #   make test          set up and run the whole test suite (what CI runs)
 #   make lab           JupyterLab on the student notebooks
 #   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder)
@@ -18,7 +20,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 SUBMISSIONS ?= submissions
 
-.PHONY: setup book test lab assignments release grade bench lock clean
+.PHONY: setup book pdf test lab assignments release grade bench lock clean
 
 setup: $(STAMP)
 
@@ -31,6 +33,9 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml package.json package-l
 
 book: $(STAMP)
 	$(PY) tools/course.py book
+
+pdf: book
+	$(PY) tools/pdf.py
 
 # -rs: say why a test skipped (the browser tests say how to install Chromium).
 test: $(STAMP)

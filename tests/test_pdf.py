@@ -1,0 +1,118 @@
+"""The whole course as one PDF (``make pdf``, tools/pdf.py), printed from the book the suite builds.
+
+The single-page build reuses the website's execution cache and Sphinx environment, so no notebook runs
+again; Chromium prints it as ``make pdf`` does. The PDF must hold every page of ``_toc.yml`` in order,
+with its title, as a bookmark at the page where it starts; its math typeset (no TeX left in the text);
+and every figure of the book.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+
+import nbformat
+import pytest
+import yaml
+
+from conftest import ROOT
+from test_browser import chromium  # noqa: F401  (the fixture: skips, or fails in CI, without Chromium)
+
+pytestmark = pytest.mark.slow
+
+# TeX that MathJax should have turned into typeset math. (Code cells may hold TeX of their own, for
+# Matplotlib's labels, such as r"$\hat\theta$": the test does not look for single commands.)
+RAW_TEX = re.compile(r"\\frac|\$\$|\\begin\{|\\end\{")
+
+
+def squashed(text: str) -> str:
+    """Text with no white space, one kind of quote and no ligatures: a line may wrap anywhere in a PDF."""
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
+    return re.sub(r"\s+", "", text)
+
+
+def toc_files() -> list[str]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [toc["root"]] + [chapter["file"] for part in toc["parts"] for chapter in part["chapters"]]
+
+
+def page_title(file: str) -> str:
+    """The first level-1 heading of a page of the book (a Markdown file or a master notebook)."""
+    path = ROOT / f"{file}.ipynb"
+    if path.exists():
+        lines = [line for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"
+                 for line in cell.source.splitlines()]
+    else:
+        lines = (ROOT / f"{file}.md").read_text().splitlines()
+    title = next(line[2:].strip() for line in lines if line.startswith("# "))
+    return re.sub(r"\$([^$]*)\$", r"\1", title)  # inline math in a title prints as its symbols
+
+
+@pytest.fixture(scope="module")
+def course_pdf(chromium, built_book, tmp_path_factory):  # noqa: F811  (chromium is the fixture)
+    import pdf  # tools/pdf.py
+
+    out = tmp_path_factory.mktemp("pdf") / pdf.PDF_NAME
+    started = time.perf_counter()
+    page = pdf.build_singlehtml(built_book / "source", built_book.parent)
+    built = time.perf_counter()
+    pdf.print_pdf(page, out, chromium)
+    print(f"\nPDF: single-page build {built - started:.0f} s, printing {time.perf_counter() - built:.0f} s")
+    return out, page
+
+
+@pytest.fixture(scope="module")
+def document(course_pdf):
+    import pypdfium2
+
+    pdf = pypdfium2.PdfDocument(course_pdf[0])
+    yield pdf
+    pdf.close()
+
+
+@pytest.fixture(scope="module")
+def text(document) -> list[str]:
+    """The text of every page."""
+    return [document[i].get_textpage().get_text_bounded() for i in range(len(document))]
+
+
+def test_every_page_of_the_book_is_in_the_pdf_in_order(text):
+    whole, position = squashed("\n".join(text)), 0
+    for file in toc_files():
+        title = squashed(page_title(file))
+        found = whole.find(title, position)
+        assert found >= 0, (f"{file}: its title {page_title(file)!r} is not in the PDF"
+                            + (" after the previous page's" if title in whole else ""))
+        position = found + len(title)
+    assert len(text) > 10 * len(toc_files()), f"{len(text)} pages for {len(toc_files())} pages of the book"
+
+
+def test_every_chapter_has_a_bookmark_at_its_first_page(document, text):
+    bookmarks = [(squashed(b.get_title()), b.get_dest().get_index()) for b in document.get_toc() if b.get_dest()]
+    starts = []
+    for file in toc_files():
+        title = squashed(page_title(file))
+        found = [page for name, page in bookmarks if name == title]
+        assert found, f"no bookmark for {page_title(file)!r} ({file}); bookmarks: {[b for b, _ in bookmarks][:30]}"
+        page = found[0]
+        assert title in squashed(text[page]), f"the bookmark {page_title(file)!r} points at page {page + 1}"
+        starts.append(page)
+    assert starts == sorted(starts), f"the chapters' bookmarks are out of order: pages {starts}"
+
+
+def test_the_math_is_typeset(text):
+    whole = "\n".join(text)
+    raw = [whole[max(0, m.start() - 60): m.end() + 60].replace("\n", " ") for m in RAW_TEX.finditer(whole)]
+    assert not raw, f"{len(raw)} pieces of raw TeX in the PDF, e.g. {raw[:5]}"
+    # MathJax draws \mid as U+2223, as in p(x | y) on the first page: typeset math is in the text.
+    assert "\u2223" in whole, "no typeset formula in the PDF's text"
+
+
+def test_every_figure_is_in_the_pdf(document, course_pdf):
+    import pypdfium2.raw
+
+    figures = len(re.findall(r'<img [^>]*src="_images/', course_pdf[1].read_text(encoding="utf-8")))
+    images = sum(1 for i in range(len(document))
+                 for _ in document[i].get_objects(filter=[pypdfium2.raw.FPDF_PAGEOBJ_IMAGE], max_depth=3))
+    assert figures > 0 and images >= figures, f"{images} images in the PDF for the book's {figures} figures"
