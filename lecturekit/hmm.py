@@ -484,10 +484,28 @@ class CategoricalHMM(BaseEstimator):
         one per emission and one per transition, in that order), so the same seed gives the same
         sequence.
 
+        Parameters
+        ----------
+        n_samples : int, default 1
+            Length of the sequence.
+        random_state : int, RandomState, Generator or None
+            Source of the uniform draws; None uses the model's ``random_state``.
+
         Returns
         -------
         X : ndarray of int, shape (n_samples, 1)
+            The symbols, as a column.
         states : ndarray of int, shape (n_samples,)
+            The hidden states that emitted them.
+
+        Examples
+        --------
+        >>> model = CategoricalHMM(2, n_features=2)
+        >>> model.startprob_, model.transmat_ = [1.0, 0.0], [[0.0, 1.0], [1.0, 0.0]]
+        >>> model.emissionprob_ = [[1.0, 0.0], [0.0, 1.0]]
+        >>> X, states = model.sample(4, random_state=0)
+        >>> X.ravel(), states
+        (array([0, 1, 0, 1]), array([0, 1, 0, 1]))
         """
         startprob, transmat, emissionprob = self._parameters("sample")
         if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) \
