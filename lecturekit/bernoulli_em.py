@@ -35,23 +35,17 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import ArrayLike, NDArray
-from scipy.special import logsumexp
+from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from lecturekit.bernoulli_nb import _threshold
-from lecturekit.em_loop import (
-    _run_semi_supervised_em,
-    _unlabeled_for_em,
-    _unlabeled_weight,
-    _validated_unlabeled,
-)
-from lecturekit.nb_base import _classes, _Posterior, _validate_X, _values
+from lecturekit.em_loop import _SemiSupervisedEM, _validated_unlabeled
+from lecturekit.nb_base import _class_feature_counts, _Posterior, _validate_X, _values
 
 __all__ = ["SemiSupervisedBernoulliNB"]
 
 
-class SemiSupervisedBernoulliNB(_Posterior):
+class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
     r"""Bernoulli naive Bayes fitted by EM from labelled and unlabelled documents.
 
     Starts from the Bernoulli naive Bayes fit of the labelled documents (scikit-learn's
@@ -163,7 +157,7 @@ class SemiSupervisedBernoulliNB(_Posterior):
 
     # ------------------------------------------------------------------ the two steps
 
-    def _estimate(self, alpha: float) -> None:
+    def _estimate_all(self, alpha: float) -> None:
         """The M-step's closed form from ``class_count_`` and ``feature_count_``."""
         denominator = np.log(self.class_count_ + 2.0 * alpha)[:, np.newaxis]
         absent = np.maximum(self.class_count_[:, np.newaxis] - self.feature_count_, 0.0)
@@ -179,71 +173,19 @@ class SemiSupervisedBernoulliNB(_Posterior):
     def _log_prior_of_theta(self, alpha: float) -> float:
         return alpha * float(self.feature_log_prob_.sum() + self._log_absent.sum())
 
-    # ------------------------------------------------------------------ fit
+    # ------------------------------------------------------------------ fit (from _SemiSupervisedEM)
 
-    def fit(self, X: Any, y: ArrayLike, X_unlabeled: Any = None) -> SemiSupervisedBernoulliNB:
-        """Fit on labelled documents, then run EM with the unlabelled ones.
+    _em_parameters = ("class_count_", "feature_count_", "feature_log_prob_", "_log_absent",
+                      "class_log_prior_")
 
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_labeled, n_features)
-            Features of the labelled documents (binarised with ``binarize``).
-        y : array_like of shape (n_labeled,)
-            Their labels; at least two classes, and every class that EM should know must appear.
-        X_unlabeled : {array_like, sparse matrix} of shape (n_unlabeled, n_features), optional
-            Features of the unlabelled documents, in the same columns as ``X``.
-
-        Returns
-        -------
-        self : SemiSupervisedBernoulliNB
-
-        Raises
-        ------
-        ValueError
-            For alpha <= 0, a negative ``unlabeled_weight`` or ``tol``, a bad ``max_iter`` or
-            ``binarize``, NaN values, non-binary values with ``binarize=None``, fewer than two
-            classes, or an ``X_unlabeled`` whose columns differ from ``X``'s.
-
-        Warns
-        -----
-        sklearn.exceptions.ConvergenceWarning
-            If EM did not settle within ``max_iter`` iterations.
-
-        Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
-        """
-        weight = _unlabeled_weight(self)
-        alpha = float(self.alpha)
-        X, y = _validate_X(self, X, y, "fit", reset=True, sparse=True)
+    def _fit_labeled(self, X: Any, classes: NDArray[Any], codes: NDArray[np.intp]) -> Any:
+        """BernoulliNB(alpha) on the labelled documents: EM's starting point."""
         X = self._binary(X, "fit")
-        self.classes_, codes = _classes(y, type(self).__name__, return_codes=True)
-        K = self.classes_.size
-        onehot = np.zeros((X.shape[0], K))
-        onehot[np.arange(X.shape[0]), codes] = 1.0
-        labeled_class_count = onehot.sum(axis=0)
-        labeled_feature_count = np.asarray(X.T @ onehot).T
-        self.class_count_, self.feature_count_ = labeled_class_count, labeled_feature_count
-        self._estimate(alpha)                     # BernoulliNB on the labelled documents
-        X_u = _unlabeled_for_em(self, X_unlabeled, weight)
-        if X_u is None:
-            return self
-        total = X.shape[0] + weight * X_u.shape[0]
-
-        def e_step() -> tuple[float, NDArray[np.float64]]:
-            joint_u = self._joint(X_u)
-            log_norm = logsumexp(joint_u, axis=1)
-            labeled = float(np.sum(onehot * self._joint(X)))
-            objective = labeled + weight * float(log_norm.sum()) + self._log_prior_of_theta(alpha)
-            return objective / total, joint_u - log_norm[:, np.newaxis]
-
-        def m_step(log_resp: NDArray[np.float64]) -> None:
-            resp = np.exp(log_resp)
-            self.class_count_ = labeled_class_count + weight * resp.sum(axis=0)
-            self.feature_count_ = labeled_feature_count + weight * np.asarray(X_u.T @ resp).T
-            self._estimate(alpha)
-
-        _run_semi_supervised_em(self, e_step, m_step, ("class_count_", "feature_count_", "feature_log_prob_",
-                                                        "_log_absent", "class_log_prior_"))
-        return self
+        self.classes_ = classes
+        self.class_count_ = np.bincount(codes, minlength=classes.size).astype(np.float64)
+        self.feature_count_ = _class_feature_counts(X, codes, classes.size)
+        self._estimate_all(float(self.alpha))
+        return X
 
     # ------------------------------------------------------------------ predict (from _Posterior)
 

@@ -22,7 +22,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
-from lecturekit.nb_base import _validate_X
+from lecturekit.nb_base import _classes, _validate_X
 
 
 def _positive_int(value: Any, name: str, minimum: int, meaning: str) -> int:
@@ -279,21 +279,103 @@ def _validated_unlabeled(model: BaseEstimator, X_unlabeled: Any,
     return X_u
 
 
-def _unlabeled_for_em(model: BaseEstimator, X_unlabeled: Any, weight: float) -> Any:
-    """The unlabelled documents EM should use (``model._check_unlabeled``'s), or None.
+def _soft_counts(X: Any, resp: NDArray[np.float64]) -> NDArray[np.float64]:
+    r"""The (K, d) word counts :math:`\sum_i Q_i(c)\, x_{ij}` and nothing densified: :math:`(X^\top Q)^\top`."""
+    return np.asarray(X.T @ resp).T
 
-    None when there are none or their ``weight`` is 0: the labelled fit is then the model. Sets
-    ``history_``, ``n_iter_``, ``converged_`` and ``lower_bound_`` to "no iteration ran".
+
+class _SemiSupervisedEM:
+    r"""``fit(X, y, X_unlabeled)`` of naive Bayes with missing labels: the labelled fit, then EM.
+
+    Shared by :class:`lecturekit.multinomial_em.SemiSupervisedNB` and
+    :class:`lecturekit.bernoulli_em.SemiSupervisedBernoulliNB`, which give
+
+    * ``_fit_labeled(X, classes, codes)``: the plain naive Bayes fit of the labelled documents
+      (sets ``classes_``, ``class_count_``, ``feature_count_`` and the estimates); returns X as
+      the model reads it (e.g. binarised);
+    * ``_check_unlabeled(X_unlabeled)``: the unlabelled documents, checked and read the same way;
+    * ``_estimate_all(alpha)``: ``feature_log_prob_`` and ``class_log_prior_`` from the counts
+      (the M-step's closed form) and ``_log_prior_of_theta(alpha)``, the log prior density of the
+      word probabilities (up to a constant);
+    * ``_joint(X)``, :math:`\log p(x, y = c)`, and ``_em_parameters``, the fitted attributes.
+
+    EM climbs :math:`J = \sum_{i \in L} \log p(x_i, y_i) + \lambda \sum_{i \in U} \log p(x_i) +
+    \log p(\theta)`, recorded in ``history_`` divided by :math:`n_L + \lambda n_U`: the E-step
+    is the posterior :math:`Q_i(c)` of every unlabelled document, the M-step adds :math:`\lambda`
+    times its soft counts to the labelled counts.
     """
-    model.history_, model.n_iter_, model.converged_, model.lower_bound_ = np.empty(0), 0, True, -np.inf
-    if X_unlabeled is None:
-        return None
-    X_u = model._check_unlabeled(X_unlabeled)
-    return None if X_u.shape[0] == 0 or weight == 0 else X_u
 
+    def fit(self, X: Any, y: ArrayLike, X_unlabeled: Any = None) -> Any:
+        """Fit on labelled documents, then run EM with the unlabelled ones.
 
-def _run_semi_supervised_em(model: BaseEstimator, e_step: Callable[[], tuple[float, Any]],
-                            m_step: Callable[[Any], None], parameters: tuple[str, ...]) -> None:
-    """:func:`_run_em` from the labelled fit (one start), warning in the words of these models."""
-    _run_em(model, lambda: None, e_step, m_step, parameters, 1, objective="objective per document",
-            advice="accept the current fit (the objective only grows)", stacklevel=4)
+        Parameters
+        ----------
+        X : {array_like, sparse matrix} of shape (n_labeled, n_features)
+            The labelled documents: word counts (:class:`~lecturekit.multinomial_em.SemiSupervisedNB`)
+            or features binarised with ``binarize``
+            (:class:`~lecturekit.bernoulli_em.SemiSupervisedBernoulliNB`).
+        y : array_like of shape (n_labeled,)
+            Their labels; at least two classes. Every class the model can predict must appear.
+        X_unlabeled : {array_like, sparse matrix} of shape (n_unlabeled, n_features), optional
+            The unlabelled documents, in the same columns (vocabulary) as ``X``.
+
+        Returns
+        -------
+        self
+            The fitted model.
+
+        Raises
+        ------
+        ValueError
+            For alpha <= 0, a negative ``unlabeled_weight`` or ``tol``, a bad ``max_iter`` (or
+            ``binarize``), NaN values, negative counts (or non-binary values with
+            ``binarize=None``), fewer than two classes, or an ``X_unlabeled`` whose columns differ
+            from ``X``'s.
+
+        Warns
+        -----
+        sklearn.exceptions.ConvergenceWarning
+            If EM did not settle within ``max_iter`` iterations.
+
+        Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
+        """
+        weight = _unlabeled_weight(self)
+        alpha = float(self.alpha)
+        X, y = _validate_X(self, X, y, "fit", reset=True, sparse=True)
+        classes, codes = _classes(y, type(self).__name__, return_codes=True)
+        X = self._fit_labeled(X, classes, codes)  # naive Bayes on the labelled documents
+        X_u = self._unlabeled_for_em(X_unlabeled, weight)
+        if X_u is None:
+            return self
+        labeled_class_count, labeled_feature_count = self.class_count_, self.feature_count_
+        rows = np.arange(X.shape[0])
+        total = X.shape[0] + weight * X_u.shape[0]
+
+        def e_step() -> tuple[float, NDArray[np.float64]]:
+            log_norm, log_resp = _log_posterior(self._joint(X_u))
+            labeled = float(self._joint(X)[rows, codes].sum())
+            objective = labeled + weight * float(log_norm.sum()) + self._log_prior_of_theta(alpha)
+            return objective / total, log_resp
+
+        def m_step(log_resp: NDArray[np.float64]) -> None:
+            resp = np.exp(log_resp)
+            self.class_count_ = labeled_class_count + weight * resp.sum(axis=0)
+            self.feature_count_ = labeled_feature_count + weight * _soft_counts(X_u, resp)
+            self._estimate_all(alpha)
+
+        _run_em(self, lambda: None, e_step, m_step, self._em_parameters, 1,
+                objective="objective per document",
+                advice="accept the current fit (the objective only grows)")
+        return self
+
+    def _unlabeled_for_em(self, X_unlabeled: Any, weight: float) -> Any:
+        """The unlabelled documents EM should use (``_check_unlabeled``'s), or None.
+
+        None when there are none or their ``weight`` is 0: the labelled fit is then the model.
+        Sets ``history_``, ``n_iter_``, ``converged_`` and ``lower_bound_`` to "no iteration ran".
+        """
+        self.history_, self.n_iter_, self.converged_, self.lower_bound_ = np.empty(0), 0, True, -np.inf
+        if X_unlabeled is None:
+            return None
+        X_u = self._check_unlabeled(X_unlabeled)
+        return None if X_u.shape[0] == 0 or weight == 0 else X_u

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, DensityMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
@@ -27,31 +27,26 @@ from lecturekit.em_loop import (
     _log_posterior,
     _positive_int,
     _run_em,
-    _run_semi_supervised_em,
-    _unlabeled_for_em,
-    _unlabeled_weight,
+    _SemiSupervisedEM,
+    _soft_counts,
     _validated_unlabeled,
 )
 from lecturekit.estimation import add_k
 from lecturekit.multinomial_nb import MultinomialNB
 from lecturekit.nb_base import _check_finite as _check_finite_counts
-from lecturekit.nb_base import _classes, _validate_X, _values
+from lecturekit.nb_base import _values
 
 # --------------------------------------------------------------------------- naive Bayes by EM
 #
 # The multinomial event model of notebooks/03.02 with some or all labels hidden. The E-step is
 # MultinomialNB's posterior; the M-step is MultinomialNB's counting with every unlabelled
-# document counted Q_i(c) times in class c (soft counts Q^T X). Both steps, and the objective
-# EM increases, are the three functions below; SemiSupervisedNB and MultinomialMixture only
-# differ in what is fixed (labelled counts) and how EM starts.
+# document counted Q_i(c) times in class c (soft counts Q^T X, em_loop._soft_counts), and the
+# objective EM increases adds the Dirichlet log prior below. SemiSupervisedNB (whose EM is
+# em_loop._SemiSupervisedEM, shared with the Bernoulli model) and MultinomialMixture only differ
+# in what is fixed (labelled counts) and how EM starts.
 
 
-def _soft_counts(X: Any, resp: NDArray[np.float64]) -> NDArray[np.float64]:
-    r"""The (K, d) word counts :math:`\sum_i Q_i(c)\, x_{ij}` and nothing densified: :math:`(X^\top Q)^\top`."""
-    return np.asarray(X.T @ resp).T
-
-
-def _log_prior_of_theta(feature_log_prob: NDArray[np.float64], alpha: float) -> float:
+def _dirichlet_log_prior(feature_log_prob: NDArray[np.float64], alpha: float) -> float:
     r"""The log of the Dirichlet(alpha + 1) prior density of every class's word distribution (up to a constant)."""
     return alpha * float(feature_log_prob.sum()) if alpha > 0 else 0.0
 
@@ -60,7 +55,7 @@ def _never(model: Any) -> bool:
     return False
 
 
-class SemiSupervisedNB(MultinomialNB):
+class SemiSupervisedNB(_SemiSupervisedEM, MultinomialNB):
     r"""Multinomial naive Bayes fitted by EM from labelled and unlabelled documents.
 
     Nigam, McCallum, Thrun and Mitchell (2000). Start from :class:`MultinomialNB` fitted on the
@@ -152,65 +147,22 @@ class SemiSupervisedNB(MultinomialNB):
     # Adding labelled batches one at a time would not rerun EM; fit takes everything at once.
     partial_fit = available_if(_never)(MultinomialNB.partial_fit)
 
-    def fit(self, X: Any, y: ArrayLike, X_unlabeled: Any = None) -> SemiSupervisedNB:
-        """Fit on labelled documents, then run EM with the unlabelled ones.
+    # fit(X, y, X_unlabeled) is _SemiSupervisedEM's; what it asks of this model:
 
-        Parameters
-        ----------
-        X : {array_like, sparse matrix} of shape (n_labeled, n_features)
-            Word counts of the labelled documents.
-        y : array_like of shape (n_labeled,)
-            Their labels; at least two classes. Every class the model can predict must appear.
-        X_unlabeled : {array_like, sparse matrix} of shape (n_unlabeled, n_features), optional
-            Word counts of the unlabelled documents, in the same columns (vocabulary) as ``X``.
+    _em_parameters = ("feature_count_", "class_count_", "feature_log_prob_", "class_log_prior_")
 
-        Returns
-        -------
-        self : SemiSupervisedNB
-
-        Raises
-        ------
-        ValueError
-            For alpha <= 0, a negative ``unlabeled_weight``, NaN or negative counts, fewer than
-            two classes, or an ``X_unlabeled`` whose columns differ from ``X``'s.
-
-        Warns
-        -----
-        sklearn.exceptions.ConvergenceWarning
-            If EM did not settle within ``max_iter`` iterations.
-
-        Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
-        """
-        weight = _unlabeled_weight(self)
-        X, y = _validate_X(self, X, y, "fit", reset=True, sparse=True)
-        classes, codes = _classes(y, type(self).__name__, return_codes=True)
+    def _fit_labeled(self, X: Any, classes: NDArray[Any], codes: NDArray[np.intp]) -> Any:
+        """MultinomialNB(alpha) on the labelled documents: EM's starting point."""
         self._start(classes, X.shape[1])
-        self._update(X, codes)  # MultinomialNB on the labelled documents: EM's starting point
-        X_u = _unlabeled_for_em(self, X_unlabeled, weight)
-        if X_u is None:
-            return self
+        self._update(X, codes)
+        return X
 
-        alpha = float(self.alpha)
-        labeled_counts, labeled_class_count = self.feature_count_, self.class_count_
-        total = X.shape[0] + weight * X_u.shape[0]
+    def _estimate_all(self, alpha: float) -> None:
+        self._estimate(alpha)
+        self.class_log_prior_ = self._class_log_prior()
 
-        def e_step() -> tuple[float, NDArray[np.float64]]:
-            log_norm, log_resp = _log_posterior(self._joint(X_u))
-            labeled = labeled_class_count @ self.class_log_prior_ \
-                + float(np.sum(labeled_counts * self.feature_log_prob_))
-            objective = labeled + weight * log_norm.sum() + _log_prior_of_theta(self.feature_log_prob_, alpha)
-            return float(objective / total), log_resp
-
-        def m_step(log_resp: NDArray[np.float64]) -> None:
-            resp = np.exp(log_resp)
-            self.feature_count_ = labeled_counts + weight * _soft_counts(X_u, resp)
-            self.class_count_ = labeled_class_count + weight * resp.sum(axis=0)
-            self._estimate(alpha)
-            self.class_log_prior_ = self._class_log_prior()
-
-        _run_semi_supervised_em(self, e_step, m_step,
-                                ("feature_count_", "class_count_", "feature_log_prob_", "class_log_prior_"))
-        return self
+    def _log_prior_of_theta(self, alpha: float) -> float:
+        return _dirichlet_log_prior(self.feature_log_prob_, alpha)
 
     def _check_unlabeled(self, X_unlabeled: Any) -> Any:
         return _validated_unlabeled(self, X_unlabeled, self._data)  # _data refuses negative counts
@@ -351,7 +303,7 @@ class MultinomialMixture(_FittedMixture, DensityMixin, BaseEstimator):
 
         def e_step() -> tuple[float, NDArray[np.float64]]:
             log_norm, log_resp = _log_posterior(self._weighted_log_prob(X))
-            objective = log_norm.sum() + _log_prior_of_theta(self.feature_log_prob_, alpha)
+            objective = log_norm.sum() + _dirichlet_log_prior(self.feature_log_prob_, alpha)
             return float(objective / n), log_resp
 
         def m_step(log_resp: NDArray[np.float64]) -> None:
