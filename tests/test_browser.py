@@ -7,8 +7,8 @@ What a reader and a student see, checked the way they see it:
   MathJax that the site serves itself: no TeX is left showing;
 * one screenshot of every chapter page, which must show a page rather than a blank or tiny image;
 * every page meets WCAG 2.0 and 2.1 at levels A and AA as far as axe-core (pinned in package.json,
-  injected into each page once it has settled) can tell, and no image's text alternative is a file
-  name; the keyboard alone reaches and opens what a reader needs (tests/test_keyboard.py);
+  injected into each page once it has settled) can tell (tests/test_accessibility.py: the keyboard,
+  and the figures' text alternatives);
 * JupyterLab on the student notebook of chapter 1.1: after Run All Cells the public check of question 1
   fails while the answer is blank, passes once a correct answer is typed in, and fails again when the
   answer is blanked.
@@ -22,7 +22,6 @@ variable is set, as .ci/run is run) they fail instead, and .ci/run installs Chro
 from __future__ import annotations
 
 import functools
-import html.parser
 import http.server
 import importlib.util
 import json
@@ -47,6 +46,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, course
+from pdf import chromium_executable  # tools/pdf.py: Debian's Chromium, or None
 
 pytestmark = pytest.mark.slow
 
@@ -64,11 +64,6 @@ def playwright_pin() -> str:
             if line.split("#")[0].strip().lower().startswith("playwright=="):
                 return line.split("#")[0].strip()
     return "playwright"
-
-
-def chromium_executable() -> str | None:
-    path = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-    return path if Path(path).is_file() and os.access(path, os.X_OK) else None
 
 
 @pytest.fixture(scope="session")
@@ -198,7 +193,7 @@ IMAGES_JS = """async () => {
   const images = Array.from(document.images);
   images.forEach(img => { img.loading = 'eager'; });
   await Promise.all(images.map(img => img.decode().catch(() => null)));
-  return images.map(img => ({src: img.currentSrc || img.src, width: img.naturalWidth, alt: img.getAttribute('alt')}));
+  return images.map(img => ({src: img.currentSrc || img.src, width: img.naturalWidth}));
 }"""
 
 # Sphinx marks math with class "math"; MathJax puts an mjx-container inside each one it typesets.
@@ -345,43 +340,6 @@ def test_every_page_meets_wcag_21_aa(visits):
         nodes.update({v["rule"]: len(v["nodes"]) for v in seen.violations})
     summary = ", ".join(f"{rule}: {count} nodes" for rule, count in nodes.most_common())
     assert not report(problems), f"WCAG 2.1 AA violations ({summary}):\n" + report(problems)
-
-
-class Images(html.parser.HTMLParser):
-    """The attributes of every <img> of a page."""
-
-    def __init__(self):
-        super().__init__()
-        self.found: list[dict] = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "img":
-            self.found.append(dict(attrs))
-
-
-FILE_NAME = re.compile(r"^\S*\.(png|jpe?g|gif|svg|webp|pdf)$|_images/|^\.\.?/", flags=re.IGNORECASE)
-
-
-def test_every_figure_has_a_text_alternative_that_is_not_a_file_name(built_book):
-    """No image's alt is a file name (myst-nb's default for a figure without one), nor is a figure's empty.
-
-    A screen reader reads the alt text out; an empty one hides the figure from it altogether.
-    """
-    html_root, problems, figures = built_book / "html", {}, 0
-    for path in site_pages(html_root):
-        parser = Images()
-        parser.feed((html_root / path).read_text(encoding="utf-8"))
-        found = []
-        for img in parser.found:
-            alt, src = (img.get("alt") or "").strip(), img.get("src", "")
-            figures += "_images/" in src
-            if FILE_NAME.search(alt):
-                found.append(f"{src}: its alt text is a file name, {alt!r}")
-            elif "_images/" in src and not alt:
-                found.append(f"{src}: a figure with no text alternative")
-        problems[path] = found
-    assert figures > 0, "no figure (an image under _images/) on any page"
-    assert not report(problems), "images without a real text alternative:\n" + report(problems)
 
 
 def test_every_chapter_has_a_screenshot_that_shows_a_page(visits, screenshots):

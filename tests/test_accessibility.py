@@ -1,0 +1,153 @@
+"""The website for a reader who uses the keyboard alone or a screen reader (WCAG 2.1 AA).
+
+axe-core checks every page in tests/test_browser.py; what it cannot see is checked here:
+
+* with the keyboard alone (Tab, Enter, the arrows, Escape), on the introduction and on a chapter, focus
+  reaches every link of the main navigation and the page's download menu, shows where it is on every
+  stop, and the menu opens, can be walked and closes, after which Tab moves on;
+* no image has a file name for its text alternative (myst-nb's default when a cell gives none), and no
+  figure has an empty one.
+
+The browser fixtures (Debian's Chromium, driven by Playwright; skipped without it, failed in CI) and
+the served site come from tests/test_browser.py.
+"""
+
+from __future__ import annotations
+
+import html.parser
+import re
+
+import pytest
+
+from test_browser import (  # noqa: F401  (browser, chromium and site are fixtures)
+    BAYES,
+    TIMEOUT_MS,
+    browser,
+    chromium,
+    new_context,
+    report,
+    site,
+    site_pages,
+)
+
+pytestmark = pytest.mark.slow
+
+# --------------------------------------------------------------------------- the keyboard
+
+MAX_TABS = 80  # the skip link, the search, the logo, about twenty chapters, then the page's buttons
+
+# The element that has the focus: what it is, and whether the reader can see it and see that it has it
+# (an outline, or a box shadow with a colour and a size, as the theme draws on links).
+FOCUS_JS = r"""() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const style = getComputedStyle(el), box = el.getBoundingClientRect();
+  const opaque = colour => !/^rgba\(.*,\s*0\)$/.test(colour) && colour !== 'transparent';
+  const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 && opaque(style.outlineColor);
+  const shadow = style.boxShadow !== 'none' && style.boxShadow.split(/,(?![^(]*\))/).some(layer => {
+    const colour = (layer.match(/rgba?\([^)]*\)/) || ['transparent'])[0];
+    return opaque(colour) && (layer.match(/-?[\d.]+px/g) || []).some(length => parseFloat(length) !== 0);
+  });
+  return {
+    name: `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${(el.innerText || el.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' ').slice(0, 50)}"`,
+    href: el.getAttribute('href'),
+    navigation: !!el.closest('nav.bd-docs-nav'),
+    menu_toggle: el.matches('.dropdown-toggle[data-bs-toggle="dropdown"]'),
+    menu_item: el.matches('.dropdown-menu .dropdown-item'),
+    shown: el.checkVisibility() && box.width > 0 && box.height > 0,
+    indicated: el.matches(':focus-visible') && (outline || shadow),
+  };
+}"""
+NAVIGATION_LINKS_JS = "() => Array.from(document.querySelectorAll('nav.bd-docs-nav a[href]')).map(a => a.getAttribute('href'))"
+MENU_SHOWN_JS = "() => { const m = document.activeElement.closest('.dropdown').querySelector('.dropdown-menu'); " \
+    "return m.classList.contains('show') && m.checkVisibility(); }"
+
+
+def focus(page) -> dict:
+    return page.evaluate(FOCUS_JS)
+
+
+@pytest.mark.parametrize("path", ["index.html", f"notebooks/{BAYES}.html"])
+def test_the_keyboard_reaches_the_navigation_and_opens_the_download_menu(browser, site, path):
+    from playwright.sync_api import expect
+
+    outside: list[str] = []
+    context = new_context(browser, outside)
+    page = context.new_page()
+    try:
+        page.goto(site + path, wait_until="load")
+        page.wait_for_url(re.compile(r"/(intro|notebooks/[^/]+)\.html$"))  # index.html sends the reader to intro.html
+        page.wait_for_load_state("load")
+        links = page.evaluate(NAVIGATION_LINKS_JS)
+        assert len(links) >= 15, f"{path}: the main navigation has only {links}"
+        stops = []
+        for _ in range(MAX_TABS):
+            page.keyboard.press("Tab")
+            stops.append(focus(page))
+            if stops[-1] and stops[-1]["menu_toggle"]:
+                break
+        names = [stop["name"] if stop else "(nothing)" for stop in stops]
+        assert stops[-1] and stops[-1]["menu_toggle"], \
+            f"{path}: {MAX_TABS} presses of Tab did not reach the download menu; focus went to {names}"
+        reached = [stop["href"] for stop in stops if stop and stop["navigation"]]
+        assert reached == links, f"{path}: Tab reached the navigation links {reached}, the page has {links}"
+        unseen = [stop["name"] for stop in stops if stop and not (stop["shown"] and stop["indicated"])]
+        assert not unseen, f"{path}: focus is not visible (no outline or ring, or hidden) on {unseen}"
+
+        toggle = page.locator(":focus")
+        page.keyboard.press("Enter")
+        expect(toggle).to_have_attribute("aria-expanded", "true", timeout=TIMEOUT_MS)
+        assert page.evaluate(MENU_SHOWN_JS), f"{path}: Enter on {names[-1]} did not show its menu"
+        page.keyboard.press("ArrowDown")
+        item = focus(page)
+        assert item["menu_item"] and item["shown"] and item["indicated"], f"{path}: ArrowDown went to {item}"
+        page.keyboard.press("Escape")
+        expect(toggle).to_have_attribute("aria-expanded", "false", timeout=TIMEOUT_MS)
+        assert focus(page)["menu_toggle"], f"{path}: Escape did not give the focus back to the menu's button"
+        page.keyboard.press("Tab")
+        after = focus(page)
+        assert after and not after["menu_toggle"] and not after["menu_item"] and after["indicated"], \
+            f"{path}: after the menu closed, Tab went to {after}"
+    finally:
+        context.close()
+    assert not outside, f"{path}: requests off 127.0.0.1 (blocked): {outside}"
+
+
+# --------------------------------------------------------------------------- text alternatives
+
+
+class Images(html.parser.HTMLParser):
+    """The attributes of every <img> of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.found.append(dict(attrs))
+
+
+FILE_NAME = re.compile(r"^\S*\.(png|jpe?g|gif|svg|webp|pdf)$|_images/|^\.\.?/", flags=re.IGNORECASE)
+
+
+def test_every_figure_has_a_text_alternative_that_is_not_a_file_name(built_book):
+    """No image's alt is a file name (myst-nb's default for a figure without one), nor is a figure's empty.
+
+    A screen reader reads the alt text out; an empty one hides the figure from it altogether.
+    """
+    html_root, problems, figures = built_book / "html", {}, 0
+    for path in site_pages(html_root):
+        parser = Images()
+        parser.feed((html_root / path).read_text(encoding="utf-8"))
+        found = []
+        for img in parser.found:
+            alt, src = (img.get("alt") or "").strip(), img.get("src", "")
+            figures += "_images/" in src
+            if FILE_NAME.search(alt):
+                found.append(f"{src}: its alt text is a file name, {alt!r}")
+            elif "_images/" in src and not alt:
+                found.append(f"{src}: a figure with no text alternative")
+        problems[path] = found
+    assert figures > 0, "no figure (an image under _images/) on any page"
+    assert not report(problems), "images without a real text alternative:\n" + report(problems)
