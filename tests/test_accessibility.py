@@ -68,7 +68,7 @@ def focus(page) -> dict:
 
 
 @pytest.mark.parametrize("path", ["index.html", f"notebooks/{BAYES}.html"])
-def test_the_keyboard_reaches_the_navigation_and_opens_the_download_menu(browser, site, path):
+def test_the_keyboard_reaches_the_navigation_and_opens_the_download_menu(browser, site, path):  # noqa: F811
     from playwright.sync_api import expect
 
     outside: list[str] = []
