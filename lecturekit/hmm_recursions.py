@@ -140,16 +140,20 @@ class _Layout:
 
 
 def layouts(lengths: NDArray[np.intp], batch_size: int = BATCH_SIZE) -> list[_Layout]:
-    """The batches of the sequences with these lengths, each regrouped by :class:`_Layout`."""
+    """The batches of the sequences with these lengths, each regrouped by :class:`_Layout`.
+
+    Longest first, each batch takes as many sequences as fit in ``batch_size`` symbols (at
+    least one): a search in the running total per batch, no loop over the sequences.
+    """
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     order = np.argsort(-lengths, kind="stable")
-    batches, first, total = [], 0, 0
-    for position, length in enumerate(lengths[order].tolist()):
-        if total + length > batch_size and position > first:
-            batches.append(order[first:position])
-            first, total = position, 0
-        total += length
-    batches.append(order[first:])
+    total = np.cumsum(lengths[order])
+    batches, first = [], 0
+    while first < order.size:
+        before = int(total[first - 1]) if first else 0
+        end = max(int(np.searchsorted(total, before + batch_size, side="right")), first + 1)
+        batches.append(order[first:end])
+        first = end
     return [_Layout(starts[batch], lengths[batch]) for batch in batches]
 
 
