@@ -274,11 +274,12 @@ class CategoricalHMM(BaseEstimator):
         """
         (startprob, transmat, emissionprob), symbols, layouts = self._data(X, lengths, "decode")
         log_start, log_trans = _log(startprob), _log(transmat)
-        table = np.ascontiguousarray(_log(emissionprob).T)
+        log_emission = _log(emissionprob)
         states = np.empty(symbols.size, dtype=np.intp)
         log_prob = 0.0
         for layout in layouts:
-            best, path = rec.viterbi(log_start, log_trans, table[symbols[layout.index]], layout)
+            best, path = rec.viterbi(log_start, log_trans, log_emission[:, symbols[layout.index]],
+                                     layout)
             log_prob += best
             states[layout.index] = path
         return log_prob, states

@@ -277,27 +277,29 @@ def viterbi(log_startprob: NDArray[np.float64], log_transmat: NDArray[np.float64
             log_frame: NDArray[np.float64], layout: _Layout) -> tuple[float, NDArray[np.intp]]:
     r"""Viterbi in log space: the summed log-probability of the best paths and the paths.
 
-    :math:`\delta_t(k) = \max_j \bigl(\delta_{t-1}(j) + \log A_{jk}\bigr) + \log b_k(x_t)`, as
-    the maximum over the first axis of one (K, n_t, K) array per step (a reduction over K
-    contiguous slabs, much faster than an argmax along rows of length K). No back-pointers are
-    stored: the backtrack recomputes, for the one state :math:`s_{t+1}` of each sequence,
+    :math:`\delta_t(k) = \max_j \bigl(\delta_{t-1}(j) + \log A_{jk}\bigr) + \log b_k(x_t)`.
+    Here the arrays are *state-major*: ``log_frame`` has shape (K, n), one column per row of the
+    layout, and so has :math:`\delta`, so that one step builds a (K, K, n_t) array whose last
+    axis runs over the sequences (long, contiguous loops) and takes the maximum over its first
+    axis (K contiguous slabs). No back-pointers are stored: the backtrack recomputes, for the one
+    state :math:`s_{t+1}` of each sequence,
     :math:`\operatorname{argmax}_j \delta_t(j) + \log A_{j s_{t+1}}` (the first maximum, as
     hmmlearn). Each path ends in the argmax of its last :math:`\delta`. States are in the
     layout's row order.
     """
     delta = np.empty_like(log_frame)
-    k = log_frame.shape[1]
-    scores = np.empty((k, layout.n_sequences, k))
+    k = log_frame.shape[0]
+    scores = np.empty((k, k, layout.n_sequences))
     for t, first, count in layout.steps():
         rows = slice(first, first + count)
         if t == 0:
-            delta[rows] = log_startprob + log_frame[rows]
+            np.add(log_startprob[:, None], log_frame[:, rows], out=delta[:, rows])
             continue
         previous = int(layout.start[t - 1])
-        np.add(delta[previous:previous + count].T[:, :, None], log_transmat[:, None, :],
-               out=scores[:, :count])
-        np.add(scores[:, :count].max(axis=0), log_frame[rows], out=delta[rows])
-    path = np.empty(log_frame.shape[0], dtype=np.intp)
+        np.add(delta[:, None, previous:previous + count], log_transmat[:, :, None],
+               out=scores[:, :, :count])
+        np.add(scores[:, :, :count].max(axis=0), log_frame[:, rows], out=delta[:, rows])
+    path = np.empty(log_frame.shape[1], dtype=np.intp)
     state = np.empty(layout.n_sequences, dtype=np.intp)
     log_prob = 0.0
     n_steps = layout.running.size
@@ -305,10 +307,10 @@ def viterbi(log_startprob: NDArray[np.float64], log_transmat: NDArray[np.float64
         first, count = int(layout.start[t]), int(layout.running[t])
         going_on = int(layout.running[t + 1]) if t + 1 < n_steps else 0
         if going_on:
-            step = delta[first:first + going_on] + log_transmat[:, state[:going_on]].T
-            state[:going_on] = step.argmax(axis=1)
-        ending = delta[first + going_on:first + count]
-        state[going_on:count] = ending.argmax(axis=1)
-        log_prob += float(ending.max(axis=1).sum())
+            step = delta[:, first:first + going_on] + log_transmat[:, state[:going_on]]
+            state[:going_on] = step.argmax(axis=0)
+        ending = delta[:, first + going_on:first + count]
+        state[going_on:count] = ending.argmax(axis=0)
+        log_prob += float(ending.max(axis=0).sum())
         path[first:first + count] = state[:count]
     return log_prob, path
