@@ -5,6 +5,7 @@ Private: the public modules call these and phrase the messages for their own mod
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,35 @@ def check_finite(values: NDArray[Any], message: str) -> None:
         raise ValueError(message)
 
 
+def unsortable(exc: TypeError, what: str = "The labels in y") -> ValueError:
+    """The error to raise for labels that cannot be sorted (``exc`` is NumPy's TypeError)."""
+    return ValueError(f"{what} cannot be sorted ({exc}); give every label the same type, e.g. all "
+                      f"strings.")
+
+
+def codes_in(values: NDArray[Any], categories: NDArray[Any],
+             incomparable: Callable[[TypeError], str], unknown: Callable[[list[Any]], str],
+             order: NDArray[np.intp] | None = None) -> NDArray[np.intp]:
+    """The index in ``categories`` of each of ``values``, or a ValueError that names the problem.
+
+    ``categories`` are sorted, or sorted by ``order`` (an argsort of them). The messages are the
+    caller's: ``incomparable(exc)`` when NumPy cannot compare the values with the categories
+    (``exc`` its TypeError), ``unknown(missing)`` for values not among the categories (the first
+    five of them, sorted).
+    """
+    ordered = categories if order is None else categories[order]
+    try:
+        positions = np.searchsorted(ordered, values)
+    except TypeError as exc:
+        raise ValueError(incomparable(exc)) from exc
+    positions = np.clip(positions, 0, categories.size - 1)
+    codes = positions if order is None else order[positions]
+    missing = categories[codes] != values
+    if np.any(missing):
+        raise ValueError(unknown(np.unique(values[missing])[:5].tolist()))
+    return codes.astype(np.intp, copy=False)
+
+
 def class_codes(y: Any, n_rows: int, where: str, one_class: str) -> tuple[NDArray[Any], NDArray[np.intp]]:
     """The sorted classes of ``y`` and the class index of each row, for a classifier's fit.
 
@@ -61,10 +91,7 @@ def class_codes(y: Any, n_rows: int, where: str, one_class: str) -> tuple[NDArra
         check_classification_targets(y)
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError as exc:
-        raise ValueError(
-            f"The labels in y cannot be sorted ({exc}); give every label the same type, e.g. all "
-            f"strings."
-        ) from exc
+        raise unsortable(exc) from exc
     if classes.size < 2:
         raise ValueError(one_class.format(label(classes[0])))
     return classes, codes.ravel()

@@ -206,6 +206,7 @@ class _FittedMixture:
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Points (or documents) whose average log density is wanted.
         y : None
             Ignored; present for the scikit-learn API.
 
@@ -221,6 +222,7 @@ class _FittedMixture:
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Points (or documents) to assign softly.
 
         Returns
         -------
@@ -236,6 +238,7 @@ class _FittedMixture:
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Points (or documents) to cluster.
 
         Returns
         -------

@@ -18,6 +18,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp, xlog1py, xlogy
 
+from lecturekit._checks import codes_in
+
 __all__ = [
     "add_k",
     "bernoulli_log_likelihood",
@@ -90,23 +92,20 @@ def _encode(values: NDArray[Any], categories: ArrayLike | None, name: str):
                 f"categories=None to use the observed ones."
             )
         return categories, values.astype(np.intp, copy=False)
+    def incomparable(exc: TypeError) -> str:
+        return (f"{name} and its categories cannot be compared ({exc}); give categories of the "
+                f"same type as the values.")
+
     try:
         order = np.argsort(categories, kind="stable")
-        positions = np.searchsorted(categories[order], values)
     except TypeError as exc:
-        raise ValueError(
-            f"{name} and its categories cannot be compared ({exc}); give categories of the same "
-            f"type as the values."
-        ) from exc
-    positions = np.clip(positions, 0, categories.size - 1)
-    codes = order[positions]
-    unknown = categories[codes] != values
-    if np.any(unknown):
-        missing = np.unique(values[unknown])[:5]
-        raise ValueError(
-            f"{name} holds values that are not among the given categories: {missing.tolist()}; "
-            f"add them to the categories or leave categories=None to use the observed ones."
-        )
+        raise ValueError(incomparable(exc)) from exc
+    codes = codes_in(
+        values, categories, incomparable,
+        lambda missing: f"{name} holds values that are not among the given categories: {missing}; "
+                        f"add them to the categories or leave categories=None to use the observed "
+                        f"ones.",
+        order)
     return categories, codes
 
 

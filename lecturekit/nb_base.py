@@ -22,7 +22,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from lecturekit._checks import check_finite, label
+from lecturekit._checks import check_finite, codes_in, label, unsortable
 
 #: The smallest alpha used unless ``force_alpha=True`` (scikit-learn's bound, same warning).
 ALPHA_MIN = 1e-10
@@ -69,31 +69,20 @@ def _validate_X(estimator: BaseEstimator, X: Any, y: Any, where: str, *, reset: 
             try:
                 check_classification_targets(y)
             except TypeError as exc:
-                raise ValueError(
-                    f"The labels in y cannot be sorted ({exc}); give every label the same type, "
-                    f"e.g. all strings."
-                ) from exc
+                raise unsortable(exc) from exc
     return X, y
 
 
 def _encode(y: NDArray[Any], classes: NDArray[Any], name: str) -> NDArray[np.intp]:
     """Codes 0..K-1 of the labels ``y`` in the sorted ``classes``; unknown labels are refused."""
-    try:
-        codes = np.searchsorted(classes, y)
-    except TypeError as exc:
-        raise ValueError(
-            f"The labels in y cannot be compared with classes_ {classes.tolist()} ({exc}); give "
-            f"labels of the same type."
-        ) from exc
-    codes = np.clip(codes, 0, classes.size - 1)
-    unknown = classes[codes] != y
-    if np.any(unknown):
-        raise ValueError(
-            f"y holds label(s) {np.unique(y[unknown])[:5].tolist()} that are not among the classes "
-            f"{classes.tolist()} given on the first call to {name}.partial_fit; pass every "
-            f"possible label in `classes` on the first call (e.g. classes=np.unique(y_all))."
-        )
-    return codes.astype(np.intp, copy=False)
+    return codes_in(
+        y, classes,
+        lambda exc: f"The labels in y cannot be compared with classes_ {classes.tolist()} ({exc}); "
+                    f"give labels of the same type.",
+        lambda missing: f"y holds label(s) {missing} that are not among the classes "
+                        f"{classes.tolist()} given on the first call to {name}.partial_fit; pass "
+                        f"every possible label in `classes` on the first call (e.g. "
+                        f"classes=np.unique(y_all)).")
 
 
 def _classes(y: Any, name: str, return_codes: bool = False) -> Any:
@@ -101,10 +90,7 @@ def _classes(y: Any, name: str, return_codes: bool = False) -> Any:
     try:
         classes, codes = np.unique(np.asarray(y), return_inverse=True)
     except TypeError as exc:
-        raise ValueError(
-            f"The labels cannot be sorted ({exc}); give every label the same type, e.g. all "
-            f"strings."
-        ) from exc
+        raise unsortable(exc, "The labels") from exc
     if classes.size < 2:
         shown = f" ({label(classes[0])})" if classes.size else ""
         raise ValueError(
@@ -260,10 +246,12 @@ class _Posterior(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Rows to score, in the columns (vocabulary) of ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
         """
         return self._joint(self._predict_input(X))
 
@@ -273,10 +261,12 @@ class _Posterior(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Rows to classify; sparse stays sparse.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Each row's exponentials sum to one.
         """
         return _normalise(self.predict_joint_log_proba(X), type(self).__name__)
 
@@ -286,6 +276,7 @@ class _Posterior(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Rows whose class probabilities are wanted.
 
         Returns
         -------
@@ -299,10 +290,12 @@ class _Posterior(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_features)
+            Rows to label.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            Labels from ``classes_``.
         """
         joint = self.predict_joint_log_proba(X)
         return self.classes_[np.argmax(joint, axis=1)]

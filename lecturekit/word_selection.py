@@ -20,6 +20,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import xlogy
 
+from lecturekit._checks import unsortable
+
 __all__ = ["mutual_information", "select_by_mutual_information"]
 
 
@@ -66,10 +68,7 @@ def _presence_and_classes(X: Any, y: ArrayLike) -> tuple[sp.csr_matrix, NDArray[
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError as exc:
-        raise ValueError(
-            f"The labels in y cannot be sorted ({exc}); give every label the same type, e.g. all "
-            f"strings."
-        ) from exc
+        raise unsortable(exc) from exc
     return presence, codes.ravel(), classes.size
 
 
