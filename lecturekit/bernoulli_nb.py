@@ -60,9 +60,10 @@ class BernoulliNB(_DiscreteNB):
         Threshold: a value above it counts as present. None: X already holds 0/1 values.
         Sparse X needs ``binarize >= 0`` (a negative threshold would make every zero a one).
     fit_prior : bool, default True
-        Learn the class prior from the class frequencies; if False use a uniform prior.
+        True: the class prior is the class frequencies; False: uniform over the classes.
     class_prior : array_like of shape (n_classes,), optional
-        Fixed class prior (non-negative, summing to one), in the order of ``classes_``.
+        A fixed class prior instead (probabilities >= 0 summing to one), one per entry of
+        ``classes_``.
 
     Attributes
     ----------
@@ -147,9 +148,9 @@ class BernoulliNB(_DiscreteNB):
         Parameters
         ----------
         n_samples : int, default 1
-            Number of documents.
+            How many documents to draw.
         y : array_like of shape (n_samples,), optional
-            Classes of the documents; drawn from the prior when omitted.
+            Their classes; drawn from the class prior when omitted.
         random_state : int, numpy.random.Generator or RandomState, optional
             Seed for reproducible samples.
 

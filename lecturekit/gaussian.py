@@ -69,13 +69,17 @@ def _as_points(X: ArrayLike, d: int) -> tuple[NDArray[np.float64], bool]:
     return X, single
 
 
+def _as_square(value: ArrayLike, name: str, d: int, fix: str) -> NDArray[np.float64]:
+    """``value`` as a finite (d, d) array, d the mean's length; ``fix`` ends the error message."""
+    array = _as_finite(value, name)
+    if array.shape != (d, d):
+        raise ValueError(f"{name} has shape {array.shape} but mean has length {d}; {fix}")
+    return array
+
+
 def _check_factor(chol: ArrayLike, d: int) -> NDArray[np.float64]:
-    chol = _as_finite(chol, "chol")
-    if chol.shape != (d, d):
-        raise ValueError(
-            f"chol has shape {chol.shape} but mean has length {d}; pass the ({d}, {d}) lower "
-            f"Cholesky factor returned by cholesky(cov)."
-        )
+    chol = _as_square(chol, "chol", d, f"pass the ({d}, {d}) lower Cholesky factor returned by "
+                                       f"cholesky(cov).")
     if np.any(np.triu(chol, 1)) or np.any(np.diag(chol) <= 0):
         raise ValueError(
             "chol must be lower triangular with a positive diagonal; pass cholesky(cov), not cov "
@@ -176,13 +180,8 @@ def cholesky(cov: ArrayLike, *, name: str = "cov") -> NDArray[np.float64]:
 
 def _factor_of(cov: ArrayLike, d: int) -> NDArray[np.float64]:
     """:func:`cholesky` of ``cov``, checked first to be a finite (d, d) matrix, d the mean's length."""
-    cov = _as_finite(cov, "cov")
-    if cov.shape != (d, d):
-        raise ValueError(
-            f"cov has shape {cov.shape} but mean has length {d}; the covariance of a "
-            f"{d}-dimensional Gaussian is a ({d}, {d}) matrix."
-        )
-    return cholesky(cov)
+    return cholesky(_as_square(cov, "cov", d, f"the covariance of a {d}-dimensional Gaussian is "
+                                              f"a ({d}, {d}) matrix."))
 
 
 # --------------------------------------------------------------------------- densities
@@ -238,16 +237,15 @@ def log_density(X: ArrayLike, mean: ArrayLike, cov: ArrayLike) -> NDArray[np.flo
 
     Parameters
     ----------
-    X : array_like of shape (n, d) or (d,)
-        Points, one per row (or a single point).
-    mean : array_like of shape (d,)
-        The mean :math:`\mu`.
+    X, mean
+        As in :func:`mahalanobis_sq`.
     cov : array_like of shape (d, d)
         The covariance :math:`\Sigma`, symmetric positive definite.
 
     Returns
     -------
     ndarray of shape (n,), or float for a single point
+        The log density of each point.
 
     Raises
     ------

@@ -456,10 +456,12 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
         Parameters
         ----------
         X : array_like of shape (n_samples, n_features)
+            The data the model is judged on, usually its training data.
 
         Returns
         -------
         float
+            With :math:`p` counted as in :meth:`bic`.
 
         Derived in notebooks/05.02-Gaussian-Mixtures.ipynb.
         """

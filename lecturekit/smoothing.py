@@ -122,17 +122,21 @@ def _prior_parameter(value: ArrayLike, name: str, least: float) -> NDArray[np.fl
     return array
 
 
+def _broadcast(message: str, *arrays: NDArray[np.float64]) -> list[NDArray[np.float64]]:
+    """``np.broadcast_arrays(*arrays)``, or ``ValueError(message)`` when the shapes disagree."""
+    try:
+        return np.broadcast_arrays(*arrays)
+    except ValueError:
+        raise ValueError(message) from None
+
+
 def _as_trials(successes: ArrayLike, trials: ArrayLike) -> NDArray[np.float64]:
     """The (successes, failures) counts, stacked along a new last axis."""
     successes = _as_counts(np.atleast_1d(successes), "successes")
     trials = _as_counts(np.atleast_1d(trials), "trials")
-    try:
-        successes, trials = np.broadcast_arrays(successes, trials)
-    except ValueError:
-        raise ValueError(
-            f"successes of shape {successes.shape} and trials of shape {trials.shape} do not "
-            f"broadcast; give one number of trials, or one per count of successes."
-        ) from None
+    successes, trials = _broadcast(
+        f"successes of shape {successes.shape} and trials of shape {trials.shape} do not "
+        f"broadcast; give one number of trials, or one per count of successes.", successes, trials)
     if np.any(successes > trials):
         raise ValueError(
             "successes exceeds trials somewhere; trials is the number of observations N and "
@@ -151,13 +155,9 @@ def _beta_estimate(successes, trials, a, b, least: float, shift: float, empty: s
     pseudo = np.stack(np.broadcast_arrays(_prior_parameter(a, "a", least),
                                           _prior_parameter(b, "b", least)), axis=-1) - shift
     counts = _as_trials(successes, trials)
-    try:
-        counts, pseudo = np.broadcast_arrays(counts, pseudo)
-    except ValueError:
-        raise ValueError(
-            f"a and b of shape {pseudo.shape[:-1]} do not broadcast against the counts of shape "
-            f"{counts.shape[:-1]}; give one prior, or one per count."
-        ) from None
+    counts, pseudo = _broadcast(
+        f"a and b of shape {pseudo.shape[:-1]} do not broadcast against the counts of shape "
+        f"{counts.shape[:-1]}; give one prior, or one per count.", counts, pseudo)
     estimate = _pseudo_count_estimate(counts, pseudo, -1, empty)[..., 0]
     return _scalar_if_0d(estimate, successes, trials, a, b)
 
@@ -338,12 +338,12 @@ def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
         :math:`\beta`, each ``>= 0``: one number or one per category (broadcast as in
         :func:`dirichlet_map`). 0 is the improper limit, whose "posterior mean" is the MLE.
     axis : int, default -1
-        The axis that indexes categories.
+        The category axis, as in :func:`dirichlet_map`.
 
     Returns
     -------
     ndarray
-        Probabilities of the shape of ``counts`` that sum to one along ``axis``.
+        The posterior means, of the shape of ``counts``; they sum to one along ``axis``.
 
     Raises
     ------
