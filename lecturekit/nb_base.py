@@ -235,6 +235,11 @@ class _Posterior(ClassifierMixin, BaseEstimator):
 
     _sparse = True
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._sparse
+        return tags
+
     def _predict_input(self, X: Any) -> Any:
         check_is_fitted(self)
         X, _ = _validate_X(self, X, None, "predict", reset=False, sparse=self._sparse)
@@ -306,7 +311,6 @@ class _BaseNB(_Posterior):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = self._sparse
         tags.classifier_tags.poor_score = True
         return tags
 
