@@ -26,10 +26,15 @@ pytestmark = pytest.mark.slow
 RAW_TEX = re.compile(r"\\frac|\$\$|\\begin\{|\\end\{")
 
 
-def squashed(text: str) -> str:
-    """Text with no white space, one kind of quote and no ligatures: a line may wrap anywhere in a PDF."""
+def plain(text: str) -> str:
+    """Text with single spaces (no-break ones too), one kind of quote and no ligatures."""
     text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").replace("\u2018", "'")
-    return re.sub(r"\s+", "", text)
+    return " ".join(text.split())
+
+
+def squashed(text: str) -> str:
+    """Text with no white space at all: in a PDF's text a line may wrap anywhere."""
+    return plain(text).replace(" ", "")
 
 
 def toc_files() -> list[str]:
@@ -88,17 +93,20 @@ def test_every_page_of_the_book_is_in_the_pdf_in_order(text):
     assert len(text) > 10 * len(toc_files()), f"{len(text)} pages for {len(toc_files())} pages of the book"
 
 
-def test_every_chapter_has_a_bookmark_at_its_first_page(document, text):
-    bookmarks = [(squashed(b.get_title()), b.get_dest().get_index()) for b in document.get_toc() if b.get_dest()]
+def test_every_page_has_a_bookmark_at_its_first_page(document, text):
+    """Bookmarks titled as the headings, spaces and all, each pointing at the page where its page begins."""
+    bookmarks = [(plain(b.get_title()), b.get_dest().get_index()) for b in document.get_toc() if b.get_dest()]
+    doubled = [name for name, _ in bookmarks if re.fullmatch(r"(.+)\1", name)]
+    assert not doubled, f"bookmarks whose title is written twice: {doubled}"
     starts = []
     for file in toc_files():
-        title = squashed(page_title(file))
+        title = plain(page_title(file))
         found = [page for name, page in bookmarks if name == title]
-        assert found, f"no bookmark for {page_title(file)!r} ({file}); bookmarks: {[b for b, _ in bookmarks][:30]}"
+        assert found, f"no bookmark {title!r} ({file}); bookmarks: {[name for name, _ in bookmarks][:30]}"
         page = found[0]
-        assert title in squashed(text[page]), f"the bookmark {page_title(file)!r} points at page {page + 1}"
+        assert squashed(title) in squashed(text[page]), f"the bookmark {title!r} points at page {page + 1}"
         starts.append(page)
-    assert starts == sorted(starts), f"the chapters' bookmarks are out of order: pages {starts}"
+    assert starts == sorted(starts), f"the bookmarks of the book's pages are out of order: pages {starts}"
 
 
 def test_the_math_is_typeset(text):
@@ -116,3 +124,22 @@ def test_every_figure_is_in_the_pdf(document, course_pdf):
     images = sum(1 for i in range(len(document))
                  for _ in document[i].get_objects(filter=[pypdfium2.raw.FPDF_PAGEOBJ_IMAGE], max_depth=3))
     assert figures > 0 and images >= figures, f"{images} images in the PDF for the book's {figures} figures"
+
+
+def test_a_bookmark_written_twice_is_written_once_and_nothing_moves(tmp_path):
+    import pdf  # tools/pdf.py
+
+    original = (b"1 0 obj\n<</Title (SummarySummary)\n/Parent 2 0 R>>\nendobj\n"
+                b"3 0 obj\n<</Title <FEFF004100A000420041 00A00042>/Parent 2 0 R>>\nendobj\n"
+                b"4 0 obj\n<</Title <FEFF004100A00042004100A00042>/Parent 2 0 R>>\nendobj\n"
+                b"5 0 obj\n<</Title (Bora\\) Bora\\))/Parent 2 0 R>>\nendobj\n"
+                b"6 0 obj\n<</Title (Exercises)/Parent 2 0 R>>\nendobj\n")
+    path = tmp_path / "outline.pdf"
+    path.write_bytes(original)
+    assert pdf.undouble_bookmarks(path) == 2
+    fixed = path.read_bytes()
+    assert len(fixed) == len(original)
+    assert b"/Title (Summary)       \n/Parent" in fixed and b"/Title <FEFF004100A00042>" in fixed
+    assert b"(Bora\\) Bora\\))" in fixed and b"(Exercises)" in fixed  # not doubled: untouched
+    assert fixed.replace(b" ", b"") == original.replace(b"SummarySummary", b"Summary").replace(
+        b"<FEFF004100A00042004100A00042>", b"<FEFF004100A00042>").replace(b" ", b"")

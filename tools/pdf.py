@@ -20,6 +20,7 @@ import argparse
 import functools
 import http.server
 import os
+import re
 import shutil
 import sys
 import threading
@@ -167,7 +168,34 @@ def print_pdf(page_html: Path, pdf: Path, chromium: str | None = None) -> Path:
                      margin={"top": "18mm", "bottom": "18mm", "left": "16mm", "right": "16mm"})
         finally:
             browser.close()
+    undouble_bookmarks(pdf)
     return pdf
+
+
+# A bookmark's title in Chromium's PDF: a literal string, or UTF-16 in hexadecimal after a byte order mark.
+TITLE = re.compile(rb"/Title (\((?:[^()\\]|\\.)*\)|<FEFF[0-9A-Fa-f]*>)")
+
+
+def undouble_bookmarks(pdf: Path) -> int:
+    """Write once the bookmark titles that Chromium wrote twice ("SummarySummary"); returns how many.
+
+    Chromium's outline sometimes repeats the text of a heading, which ones depending on where the pages
+    break. Each doubled title is shortened in place and padded with spaces (white space, which a PDF
+    dictionary ignores), so that no object moves and the cross-reference table stays right.
+    """
+    data, fixed = bytearray(pdf.read_bytes()), 0
+    for match in TITLE.finditer(bytes(data)):
+        title = match.group(1)
+        start = 5 if title.startswith(b"<") else 1  # the text begins after "<FEFF" or "("
+        opening, body, closing = title[:start], title[start:-1], title[-1:]
+        half = len(body) // 2
+        if body and len(body) % 2 == 0 and body[:half] == body[half:] and (opening == b"(" or half % 4 == 0):
+            shorter = opening + body[:half] + closing
+            data[match.start(1):match.end(1)] = shorter + b" " * (len(title) - len(shorter))
+            fixed += 1
+    if fixed:
+        pdf.write_bytes(bytes(data))
+    return fixed
 
 
 def build_pdf(source: Path, output_root: Path, pdf: Path) -> Path:
