@@ -21,8 +21,6 @@ variable is set, as .ci/run is run) they fail instead, and .ci/run installs Chro
 
 from __future__ import annotations
 
-import functools
-import http.server
 import importlib.util
 import json
 import os
@@ -33,7 +31,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
 from collections import Counter
@@ -46,7 +43,7 @@ import numpy as np
 import pytest
 
 from conftest import ROOT, course
-from pdf import chromium_executable  # tools/pdf.py: Debian's Chromium, or None
+from pdf import chromium_executable, served  # tools/pdf.py: Debian's Chromium; a folder over http
 
 pytestmark = pytest.mark.slow
 
@@ -140,22 +137,11 @@ def screenshots(request, tmp_path_factory):
 # --------------------------------------------------------------------------- the website
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):  # the site's requests are not worth a line each
-        pass
-
-
 @pytest.fixture(scope="module")
 def site(chromium, built_book):
     """The built book served over http on 127.0.0.1 at a free port; yields its base URL."""
-    html = built_book / "html"
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=html))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with served(built_book / "html") as base:
+        yield base
 
 
 @dataclass

@@ -176,21 +176,44 @@ def print_pdf(page_html: Path, pdf: Path, chromium: str | None = None) -> Path:
 TITLE = re.compile(rb"/Title (\((?:[^()\\]|\\.)*\)|<FEFF[0-9A-Fa-f]*>)")
 
 
-def undouble_bookmarks(pdf: Path) -> int:
-    """Write once the bookmark titles that Chromium wrote twice ("SummarySummary"); returns how many.
+def written_once(title: str) -> str | None:
+    """``title`` as it reads when Chromium wrote its first line twice, or None if it did not.
 
-    Chromium's outline sometimes repeats the text of a heading, which ones depending on where the pages
-    break. Each doubled title is shortened in place and padded with spaces (white space, which a PDF
-    dictionary ignores), so that no object moves and the cross-reference table stays right.
+    A heading printed as words joined by no-break spaces (KEEP_HEADING_SPACES_JS) can come out with
+    every word of its first line, and the space after it, written twice: "AA\u00a0\u00a0workedworked
+    \u00a0\u00a0example" for "A worked example", "ConditionalConditional\u00a0\u00a0...\u00a0\u00a0parameter
+    \u00a0count" when the heading wraps after its third word; a heading of one word as "SummarySummary".
+    """
+    *first_line, rest = title.split("\u00a0\u00a0")
+    halves = [run[: len(run) // 2] for run in first_line]
+    if any(not run or run != half * 2 for run, half in zip(first_line, halves)):
+        return None
+    if rest and rest == rest[: len(rest) // 2] * 2:
+        rest = rest[: len(rest) // 2]  # the heading fits on one line: its last word is doubled too
+    once = "\u00a0".join([*halves, rest])
+    return once if once != title else None
+
+
+def undouble_bookmarks(pdf: Path) -> int:
+    """Write once the bookmark titles that Chromium wrote twice; returns how many it rewrote.
+
+    Chromium's outline sometimes repeats the first line of a heading ("SummarySummary"), which headings
+    depending on the layout, with or without the print style. Each such title is shortened in place and
+    padded with spaces (white space, which a PDF dictionary ignores), so that no object moves and the
+    cross-reference table stays right.
     """
     data, fixed = bytearray(pdf.read_bytes()), 0
     for match in TITLE.finditer(bytes(data)):
         title = match.group(1)
-        start = 5 if title.startswith(b"<") else 1  # the text begins after "<FEFF" or "("
-        opening, body, closing = title[:start], title[start:-1], title[-1:]
-        half = len(body) // 2
-        if body and len(body) % 2 == 0 and body[:half] == body[half:] and (opening == b"(" or half % 4 == 0):
-            shorter = opening + body[:half] + closing
+        if title.startswith(b"<") and len(title) % 4 == 2:  # "<FEFF", four digits a character, ">"
+            once = written_once(bytes.fromhex(title[5:-1].decode()).decode("utf-16-be", errors="replace"))
+            shorter = once and b"<FEFF" + once.encode("utf-16-be").hex().upper().encode() + b">"
+        elif title.startswith(b"(") and b"\\" not in title:  # no escapes: plain ASCII
+            once = written_once(title[1:-1].decode("latin-1"))
+            shorter = once and b"(" + once.encode("latin-1") + b")"
+        else:
+            shorter = None
+        if shorter:
             data[match.start(1):match.end(1)] = shorter + b" " * (len(title) - len(shorter))
             fixed += 1
     if fixed:
