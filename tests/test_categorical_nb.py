@@ -263,8 +263,8 @@ def test_recoding_the_categories_permutes_the_tables_and_keeps_predictions(seed)
 @given(seed=st.integers(0, 2**32 - 1), alpha=st.sampled_from([0.01, 0.5, 1.0, 2.0]), size=st.integers(2, 9))
 def test_one_feature_is_multinomial_nb_on_its_one_hot_columns(seed, alpha, size):
     # With one feature, theta_ck = (N_ck + a) / (N_c + a n) and a one-hot row holds one 1:
-    # (A log-probability near 0 can differ in its last bit only: hence the absolute tolerance.)
     # exactly the multinomial model of the one-hot columns.
+    # (A log-probability near 0 may differ in its last bit: hence the absolute tolerance.)
     X, y = categories(n=50, sizes=(size,), seed=seed % 1000)
     one_hot = np.eye(size)[X[:, 0]]
     categorical, multinomial = CategoricalNB(alpha=alpha).fit(X, y), MultinomialNB(alpha=alpha).fit(one_hot, y)
