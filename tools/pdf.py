@@ -177,28 +177,38 @@ TITLE = re.compile(rb"/Title (\((?:[^()\\]|\\.)*\)|<FEFF[0-9A-Fa-f]*>)")
 
 
 def written_once(title: str) -> str | None:
-    """``title`` as it reads when Chromium wrote its first line twice, or None if it did not.
+    """``title`` as it reads when Chromium wrote some of its lines twice, or None if it did not.
 
-    A heading printed as words joined by no-break spaces (KEEP_HEADING_SPACES_JS) can come out with
-    every word of its first line, and the space after it, written twice: "AA\u00a0\u00a0workedworked
-    \u00a0\u00a0example" for "A worked example", "ConditionalConditional\u00a0\u00a0...\u00a0\u00a0parameter
-    \u00a0count" when the heading wraps after its third word; a heading of one word as "SummarySummary".
+    A heading is printed as words joined by no-break spaces (KEEP_HEADING_SPACES_JS). In a line that
+    Chromium writes twice every word and the space after it come twice: "The\u00a0covariance ... the\u00a0
+    proof,proof,\u00a0\u00a0slightlyslightly" for a heading whose second line is "proof, slightly", and
+    "ConditionalConditional\u00a0\u00a0independenceindependence\u00a0\u00a0...\u00a0parameter\u00a0count"
+    when it is the first. A word followed by two spaces is written twice, as is the last word after
+    one that was; a heading of one word may be too ("SummarySummary").
     """
-    *first_line, rest = title.split("\u00a0\u00a0")
-    halves = [run[: len(run) // 2] for run in first_line]
-    if any(not run or run != half * 2 for run, half in zip(first_line, halves)):
+    parts = re.split("(\u00a0+)", title)
+    words, gaps = parts[0::2], parts[1::2]
+    if any(gap not in ("\u00a0", "\u00a0\u00a0") for gap in gaps):
         return None
-    if rest and rest == rest[: len(rest) // 2] * 2:
-        rest = rest[: len(rest) // 2]  # the heading fits on one line: its last word is doubled too
-    once = "\u00a0".join([*halves, rest])
-    return once if once != title else None
+    once = []
+    for i, word in enumerate(words):
+        half = word[: len(word) // 2]
+        doubled = bool(word) and word == half * 2
+        if i < len(gaps) and gaps[i] == "\u00a0\u00a0":  # a word of a line written twice
+            if not doubled:
+                return None
+            word = half
+        elif i == len(gaps) and doubled and (not gaps or gaps[-1] == "\u00a0\u00a0"):
+            word = half  # the last word, on a line written twice
+        once += [word, "\u00a0"] if i < len(gaps) else [word]
+    return "".join(once) if "".join(once) != title else None
 
 
 def undouble_bookmarks(pdf: Path) -> int:
     """Write once the bookmark titles that Chromium wrote twice; returns how many it rewrote.
 
-    Chromium's outline sometimes repeats the first line of a heading ("SummarySummary"), which headings
-    depending on the layout, with or without the print style. Each such title is shortened in place and
+    Chromium's outline sometimes repeats a line of a heading ("SummarySummary"), which headings and
+    lines depending on the layout, with or without the print style. Each such title is shortened in place and
     padded with spaces (white space, which a PDF dictionary ignores), so that no object moves and the
     cross-reference table stays right.
     """
