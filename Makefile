@@ -1,9 +1,10 @@
 # Generative Learning Algorithms: every command a reader, a student or an instructor needs.
 # Each target sets up the virtual environment first if it is missing or out of date.
 #
-#   make book          set up, generate the student notebooks, execute them, build _build/html
-#   make pdf           make book, then the whole course as one PDF (printed by Chromium):
-#                      _build/pdf/generative-learning-algorithms.pdf, also linked from the website
+#   make book          set up, generate the student notebooks, execute them, build _build/html and,
+#                      where Chromium is installed, the PDF the website links to
+#   make pdf           the same, failing without Chromium: the whole course as one PDF,
+#                      _build/pdf/generative-learning-algorithms.pdf, also copied beside the website
 #   make test          set up and run the whole test suite (what CI runs)
 #   make lab           JupyterLab on the student notebooks
 #   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder)
@@ -33,8 +34,10 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml package.json package-l
 
 book: $(STAMP)
 	$(PY) tools/course.py book
+	$(PY) tools/pdf.py --if-chromium
 
-pdf: book
+pdf: $(STAMP)
+	$(PY) tools/course.py book
 	$(PY) tools/pdf.py
 
 # -rs: say why a test skipped (the browser tests say how to install Chromium).

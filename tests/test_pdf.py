@@ -152,3 +152,14 @@ def test_a_bookmark_written_twice_is_written_once_and_nothing_moves(tmp_path):
         b"<FEFF004100A00042004200A000A000430043>", b"<FEFF004100A0004200A00043>").replace(
         b"<FEFF0041004100A000A00042002100A00043>", b"<FEFF004100A00042002100A00043>").replace(
         b"<FEFF0041004100A000A00042002100420021>", b"<FEFF004100A000420021>").replace(b" ", b"")
+
+
+def test_make_book_without_chromium_says_so_and_builds_the_website_alone(monkeypatch, capsys):
+    # `make book` runs `tools/pdf.py --if-chromium`: without Chromium it warns and prints nothing.
+    import pdf  # tools/pdf.py
+
+    monkeypatch.setattr(pdf, "chromium_executable", lambda: None)
+    monkeypatch.setattr(pdf, "build_pdf", lambda *args: pytest.fail("printed without Chromium"))
+    pdf.main(["--if-chromium"])
+    captured = capsys.readouterr()
+    assert "no Chromium found" in captured.out + captured.err

@@ -9,8 +9,10 @@ site serves itself to typeset every formula and for every figure to decode, and 
 Playwright's ``page.pdf``: A4, page numbers in the footer, bookmarks made from the headings (Chromium's
 document outline) and a tagged PDF, whose structure a screen reader can follow.
 
-``make pdf`` builds the website first (``make book``), then writes the PDF to
-``_build/pdf/generative-learning-algorithms.pdf`` and copies it into ``_build/html`` beside
+``make book`` builds the website and then, where Chromium is installed, the PDF (``--if-chromium``:
+without Chromium it says so and stops, leaving the website's link to the PDF dead); ``make pdf`` does
+the same but fails without Chromium. The PDF is written to
+``_build/pdf/generative-learning-algorithms.pdf`` and copied into ``_build/html`` beside
 ``intro.html``, whose introduction links to it.
 """
 
@@ -240,7 +242,13 @@ def main(argv: list[str] | None = None) -> None:
     """``make pdf``: after ``make book``, print its staged sources into the PDF and beside the website."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=PDF, help=f"the PDF to write (default: {PDF})")
+    parser.add_argument("--if-chromium", action="store_true",
+                        help="without Chromium, say so and stop without an error (what `make book` asks)")
     args = parser.parse_args(argv)
+    if args.if_chromium and chromium_executable() is None:
+        log("no Chromium found, so no PDF: the website's link to it stays dead until you install "
+            "Debian's chromium (apt-get install chromium) and run `make pdf`")
+        return
     website = course.BUILD / "html"
     if not (course.BOOK_SOURCE / "_toc.yml").exists() or not (website / "intro.html").exists():
         raise SystemExit(f"no website in {website}: run `make book` first (`make pdf` does)")
