@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import logsumexp, xlog1py, xlogy
 
+from lecturekit._arrays import as_float_array as _as_float_array
 from lecturekit._checks import codes_in
 
 __all__ = [
@@ -35,22 +36,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- validation helpers
-
-
-def _as_float_array(values: ArrayLike, name: str, *, min_ndim: int = 1) -> NDArray[np.float64]:
-    """Convert ``values`` to a float array, refusing NaN, infinities and too few dimensions."""
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric; got {values!r}.") from exc
-    if array.ndim < min_ndim:
-        raise ValueError(
-            f"{name} must have at least {min_ndim} dimension(s); got a scalar. "
-            f"Wrap a single value in a list."
-        )
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} contains NaN or infinite values; remove or impute them first.")
-    return array
 
 
 def _as_counts(counts: ArrayLike, name: str = "counts") -> NDArray[np.float64]:

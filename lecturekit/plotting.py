@@ -31,6 +31,7 @@ from matplotlib.contour import QuadContourSet
 from matplotlib.patches import Ellipse
 from numpy.typing import ArrayLike, NDArray
 
+from lecturekit._arrays import as_float_array
 from lecturekit.gaussian import log_density
 
 __all__ = [
@@ -96,17 +97,12 @@ def use_course_style() -> None:
 
 
 def _as_points(X: ArrayLike, name: str = "X") -> NDArray[np.float64]:
-    try:
-        X = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric; got {X!r}.") from exc
+    X = as_float_array(X, name, min_ndim=0)
     if X.ndim != 2 or X.shape[1] != 2 or X.shape[0] == 0:
         raise ValueError(
             f"{name} must have shape (n_points, 2) with n_points >= 1; got shape {X.shape}. "
             f"These pictures are in the plane: select two features, e.g. X[:, [0, 1]]."
         )
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or infinite values; remove or impute them first.")
     return X
 
 
