@@ -151,3 +151,23 @@ def test_every_figure_has_a_text_alternative_that_is_not_a_file_name(built_book)
         problems[path] = found
     assert figures > 0, "no figure (an image under _images/) on any page"
     assert not report(problems), "images without a real text alternative:\n" + report(problems)
+
+
+def test_captions_do_not_number_figures_against_the_notebooks_own_numbers(browser, site):  # noqa: F811
+    """Sphinx numbers figures across the book ("Fig. 37"); the notebooks number their own ("Figure 2.")
+    in the figures' titles and prose. figures.css hides the former, keeping the caption's text."""
+    outside: list[str] = []
+    context = new_context(browser, outside)
+    page = context.new_page()
+    try:
+        page.goto(site + "notebooks/05.02-Gaussian-Mixtures.html", wait_until="load")
+        captions = page.locator("figure figcaption")
+        assert captions.count() >= 5, "05.02 has five captioned figures"
+        for i in range(captions.count()):
+            caption = captions.nth(i)
+            assert caption.locator(".caption-number").count() == 1  # Sphinx still writes it ...
+            assert not caption.locator(".caption-number").is_visible()  # ... but it is not shown
+            assert caption.locator(".caption-text").is_visible()
+            assert not re.match(r"\s*Fig\. \d", caption.inner_text()), caption.inner_text()
+    finally:
+        context.close()
