@@ -40,9 +40,11 @@ pdf: $(STAMP)
 	$(PY) tools/course.py book
 	$(PY) tools/pdf.py
 
-# -rs: say why a test skipped (the browser tests say how to install Chromium).
+# -rs: say why a test skipped (the browser tests say how to install Chromium). One BLAS thread per
+# process: the suite already runs two test processes and the book build side by side, and BLAS
+# threads on top of them made the mixture tests several times slower.
 test: $(STAMP)
-	$(PY) -m pytest -rs
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(PY) -m pytest -rs
 
 assignments: $(STAMP)
 	$(PY) tools/course.py assign
