@@ -198,7 +198,12 @@ class _FittedMixture:
         Derived in notebooks/05.02-Gaussian-Mixtures.ipynb and
         notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
         """
-        return logsumexp(self._weighted_log_prob(self._check_data(X, "score_samples")), axis=1)
+        log_density = logsumexp(self._weighted_log_prob(self._check_data(X, "score_samples")), axis=1)
+        return log_density.astype(self._output_dtype(), copy=False)
+
+    def _output_dtype(self) -> type:
+        """float32 for a model fitted on float32 data (as scikit-learn), float64 otherwise."""
+        return np.float32 if np.asarray(self.weights_).dtype == np.float32 else np.float64
 
     def score(self, X: ArrayLike, y: None = None) -> float:
         """Mean log-likelihood per sample (:meth:`score_samples`), the quantity that EM increases.
@@ -230,7 +235,7 @@ class _FittedMixture:
             Each row sums to one.
         """
         joint = self._weighted_log_prob(self._check_data(X, "predict_proba"))
-        return np.exp(_log_posterior(joint)[1])
+        return np.exp(_log_posterior(joint)[1]).astype(self._output_dtype(), copy=False)
 
     def predict(self, X: ArrayLike) -> NDArray[np.intp]:
         """The most responsible component of each row.

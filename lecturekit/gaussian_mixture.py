@@ -106,7 +106,9 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
     Attributes
     ----------
     weights_ : ndarray of shape (n_components,)
-        Mixture weights :math:`\pi_k`.
+        Mixture weights :math:`\pi_k`. EM runs in float64; ``weights_``, ``means_``,
+        ``covariances_`` and the precisions are stored in X's float type (float32 for float32
+        data, as in scikit-learn), and so are the scores of a model fitted on float32 data.
     means_ : ndarray of shape (n_components, n_features)
         Component means :math:`\mu_k`.
     covariances_ : ndarray
@@ -249,7 +251,10 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
         self._check_params()
         # A warm start continues from the fitted parameters: one start, no initialisation.
         warm = bool(self.warm_start) and hasattr(self, "converged_")
-        X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False, reset=not warm)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_all_finite=False, reset=not warm)
+        # EM runs in float64 whatever X is; the fitted parameters are then stored in X's float type,
+        # as scikit-learn stores them (float32 data, float32 parameters).
+        dtype, X = X.dtype, X.astype(np.float64, copy=False)
         _check_finite(X, "fit")
         n, d = X.shape
         K = self.n_components
@@ -271,6 +276,8 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
                 printer=_VerbosePrinter(self.verbose, self.verbose_interval), stacklevel=4)
         self.lower_bounds_ = self.history_.copy()
         self._fitted_shape = (K, self.covariance_type)
+        for name in ("weights_", "means_", "covariances_"):
+            setattr(self, name, getattr(self, name).astype(dtype, copy=False))
         # The final E-step, which predict repeats: fit_predict(X) == fit(X).predict(X).
         weighted_log_prob = self._weighted_log_prob(X)
         counts = self.weights_ * n
@@ -368,12 +375,15 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
         "full" or "tied" covariance, :math:`1/\sigma` for "diag" and "spherical"; shaped like
         ``covariances_``.
         """
-        return _precisions_cholesky(self.covariances_, self.covariance_type)
+        covariances = self.covariances_
+        return _precisions_cholesky(np.asarray(covariances, dtype=np.float64), self.covariance_type
+                                    ).astype(np.asarray(covariances).dtype, copy=False)
 
     @property
     def precisions_(self) -> NDArray[np.float64]:
         r"""Precisions :math:`\Sigma_k^{-1} = U_k U_k^\top`, shaped like ``covariances_``."""
-        return _precisions(self.precisions_cholesky_, self.covariance_type)
+        factor = self.precisions_cholesky_
+        return _precisions(factor.astype(np.float64), self.covariance_type).astype(factor.dtype, copy=False)
 
     def _weighted_log_prob(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
         r""":math:`\log \pi_k + \log \mathcal N(x_i; \mu_k, \Sigma_k)`, from the public attributes."""

@@ -46,7 +46,8 @@ class GaussianNB(_BaseNB):
     class_prior_ : ndarray of shape (n_classes,)
     class_log_prior_ : ndarray of shape (n_classes,)
     theta_ : ndarray of shape (n_classes, n_features)
-        Class means.
+        Class means. Estimated in float64 and stored, like ``var_`` and ``class_prior_``, in the
+        float type of the last X (float32 for float32 data, as in scikit-learn).
     var_ : ndarray of shape (n_classes, n_features)
         Class variances (MLE) plus ``epsilon_``.
     epsilon_ : float
@@ -74,7 +75,7 @@ class GaussianNB(_BaseNB):
     def _start(self, classes: NDArray[Any], n_features: int) -> None:
         self.classes_ = classes
         self.class_count_ = np.zeros(classes.size)
-        self.theta_ = np.zeros((classes.size, n_features))
+        self._mean = np.zeros((classes.size, n_features))  # float64 whatever X is, as _mle_var
         self._mle_var = np.zeros((classes.size, n_features))
         self._total = (0.0, np.zeros(n_features), np.zeros(n_features))  # n, mean, variance
 
@@ -97,6 +98,9 @@ class GaussianNB(_BaseNB):
             raise ValueError(
                 f"var_smoothing must be a finite number >= 0; got {smoothing!r}. The default is 1e-9."
             )
+        # Estimates accumulate in float64; theta_, var_ and class_prior_ are stored in X's float
+        # type, as scikit-learn stores them (float32 data, float32 estimates).
+        dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64
         X = np.asarray(X, dtype=np.float64)
         for c in np.unique(codes):
             rows = codes == c
@@ -111,19 +115,21 @@ class GaussianNB(_BaseNB):
                     continue
                 mean = np.average(X_c, axis=0, weights=w_c)
                 batch = n_c, mean, np.average((X_c - mean) ** 2, axis=0, weights=w_c)
-            self.class_count_[c], self.theta_[c], self._mle_var[c] = self._merge(
-                self.class_count_[c], self.theta_[c], self._mle_var[c], *batch)
+            self.class_count_[c], self._mean[c], self._mle_var[c] = self._merge(
+                self.class_count_[c], self._mean[c], self._mle_var[c], *batch)
         # epsilon_ comes from the unweighted variance of X, as in scikit-learn
         self._total = self._merge(*self._total, X.shape[0], X.mean(axis=0), X.var(axis=0))
         self.epsilon_ = float(smoothing * np.max(self._total[2]))
-        self.var_ = self._mle_var + self.epsilon_
+        variances = self._mle_var + self.epsilon_
         if self.priors is None:
-            self.class_prior_ = self.class_count_ / self.class_count_.sum()
+            prior = self.class_count_ / self.class_count_.sum()
         else:
-            self.class_prior_ = _checked_prior(self.priors, "priors", self.classes_)
+            prior = _checked_prior(self.priors, "priors", self.classes_)
         with np.errstate(divide="ignore"):
-            self.class_log_prior_ = np.log(self.class_prior_)
-        if np.any(self.var_[self.class_count_ > 0] <= 0):
+            self.class_log_prior_ = np.log(prior)
+        self.theta_, self.var_, self.class_prior_ = (
+            self._mean.astype(dtype), variances.astype(dtype), prior.astype(dtype))
+        if np.any(variances[self.class_count_ > 0] <= 0):
             raise ValueError(
                 "A feature is constant within a class and var_smoothing is 0 (or every feature is "
                 "constant), so its variance is 0 and the Gaussian density is undefined; use "
@@ -132,13 +138,14 @@ class GaussianNB(_BaseNB):
 
     def _joint(self, X: NDArray[Any]) -> NDArray[np.float64]:
         X = np.asarray(X, dtype=np.float64)
+        theta, var = np.asarray(self.theta_, dtype=np.float64), np.asarray(self.var_, dtype=np.float64)
         joint = np.empty((X.shape[0], self.classes_.size))
         # divide/invalid: a class not seen yet (partial_fit); over: huge X, refused in _normalise
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for c in range(self.classes_.size):
-                normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * self.var_[c]))
+                normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * var[c]))
                 joint[:, c] = (self.class_log_prior_[c] + normaliser
-                               - 0.5 * np.sum((X - self.theta_[c]) ** 2 / self.var_[c], axis=1))
+                               - 0.5 * np.sum((X - theta[c]) ** 2 / var[c], axis=1))
         joint[:, self.class_count_ == 0] = -np.inf
         return joint
 

@@ -213,15 +213,17 @@ def _initial_values(model, d: int) -> dict[str, NDArray[np.float64]]:
     K, kind = model.n_components, model.covariance_type
     shapes = {"weights_init": (K,), "means_init": (K, d),
               "precisions_init": {"full": (K, d, d), "tied": (d, d), "diag": (K, d), "spherical": (K,)}[kind]}
-    initial = {}
+    initial, precise = {}, {}
     for name, shape in shapes.items():
         value = getattr(model, name)
         if value is None:
             continue
         try:
+            given = np.asarray(value)
             value = np.array(value, dtype=float)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{name} must be numeric; got {value!r}.") from exc
+        precise[name] = given.dtype != np.float32
         if value.shape != shape:
             raise ValueError(
                 f"{name} has shape {value.shape}, but n_components={K}, {d} features and "
@@ -231,8 +233,10 @@ def _initial_values(model, d: int) -> dict[str, NDArray[np.float64]]:
             raise ValueError(f"{name} contains NaN or infinite values; pass finite numbers.")
         initial[name] = value
     weights = initial.get("weights_init")
-    # scikit-learn's tolerance: |sum - 1| <= 1e-8.
-    if weights is not None and (np.any(weights < 0) or abs(weights.sum() - 1.0) > 1e-8):
+    # scikit-learn's tolerance, |sum - 1| <= 1e-8, for weights given in float64; weights rounded to
+    # float32 (scikit-learn sums them in float32) may miss 1 by a few float32 epsilons.
+    tolerance = 1e-8 if weights is None or precise["weights_init"] else 4 * K * np.finfo(np.float32).eps
+    if weights is not None and (np.any(weights < 0) or abs(weights.sum() - 1.0) > tolerance):
         raise ValueError(
             f"weights_init must be non-negative and sum to one; got {weights.tolist()} (sum "
             f"{weights.sum():.10g}). Divide them by their sum."

@@ -469,6 +469,23 @@ def test_convergence_warning_and_max_iter_zero():
     assert start.n_iter_ == 0 and start.lower_bound_ == -np.inf and start.history_.size == 0
 
 
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_float32_data_gives_the_float64_fit_stored_in_float32(covariance_type):
+    # EM runs in float64 either way; only the stored parameters and the scores take X's type.
+    X32 = blobs(seed=9).astype(np.float32)
+    single = GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X32)
+    double = GaussianMixture(3, covariance_type=covariance_type, random_state=0).fit(X32.astype(np.float64))
+    for name in ("weights_", "means_", "covariances_"):
+        assert getattr(single, name).dtype == np.float32, name
+        np.testing.assert_array_equal(getattr(single, name), getattr(double, name).astype(np.float32))
+    for name in ("precisions_", "precisions_cholesky_"):  # from the stored float32 covariances
+        assert getattr(single, name).dtype == np.float32, name
+        np.testing.assert_allclose(getattr(single, name), getattr(double, name), rtol=1e-4)
+    assert single.score_samples(X32).dtype == single.predict_proba(X32).dtype == np.float32
+    assert double.score_samples(X32).dtype == np.float64
+    np.testing.assert_array_equal(single.fit_predict(X32), single.predict(X32))
+
+
 def test_sample():
     X, labels = FITTED.sample(20_000)
     assert X.shape == (20_000, 3) and labels.shape == (20_000,)

@@ -68,3 +68,18 @@ def test_gaussian_refuses_sparse_input_as_scikit_learn_does():
     # scikit-learn raises TypeError here (a wrong type, not a wrong value); the message says the fix.
     with pytest.raises(TypeError, match="Sparse data was passed.*dense data is required.*toarray"):
         GaussianNB().fit(sp.csr_matrix(IRIS_X), IRIS_Y)
+
+
+def test_float32_data_gives_the_float64_estimates_stored_in_float32():
+    # Estimates accumulate in float64 (fit or partial_fit in batches); theta_, var_ and class_prior_
+    # are stored in X's type, as scikit-learn stores them.
+    X32 = np.asarray(IRIS_X, dtype=np.float32)
+    double = GaussianNB().fit(X32.astype(np.float64), IRIS_Y)
+    batched = GaussianNB()
+    for rows in np.array_split(np.random.default_rng(0).permutation(len(IRIS_Y)), 3):
+        batched.partial_fit(X32[rows], IRIS_Y[rows], classes=np.unique(IRIS_Y))
+    for single in (GaussianNB().fit(X32, IRIS_Y), batched):
+        for name in ("theta_", "var_", "class_prior_"):
+            assert getattr(single, name).dtype == np.float32, name
+            np.testing.assert_allclose(getattr(single, name), getattr(double, name), rtol=1e-6)
+        np.testing.assert_array_equal(single.predict(X32), double.predict(X32))

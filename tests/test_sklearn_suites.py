@@ -29,10 +29,11 @@ class that is not there (an ImportError or AttributeError from ``lecturekit.naiv
 its own module) is a placeholder whose construction skips the test, so its tests start running
 once lecturekit provides it.
 The random seed (``global_random_seed``, 42 by default, ``SKLEARN_TESTS_GLOBAL_RANDOM_SEED``
-as in scikit-learn) and ``global_dtype`` (float32 only with ``SKLEARN_RUN_FLOAT32_TESTS=1``) are
-scikit-learn's fixtures, defined here as its conftest.py defines them. lecturekit computes in
-float64, so the float32 tests, when asked for, fail at their checks that the fitted attributes
-keep X's dtype.
+as in scikit-learn) and ``global_dtype`` are scikit-learn's fixtures, defined here as its
+conftest.py defines them, except that the float32 tests always run (scikit-learn runs them only
+with ``SKLEARN_RUN_FLOAT32_TESTS=1``): lecturekit computes in float64 but stores the fitted
+attributes of GaussianNB and GaussianMixture, and their scores, in X's float type, as those tests
+check.
 """
 
 from __future__ import annotations
@@ -156,10 +157,7 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("global_random_seed", range(int(first), int(last or first) + 1))
 
 
-@pytest.fixture(params=[pytest.param(np.float32, marks=pytest.mark.skipif(
-    os.environ.get("SKLEARN_RUN_FLOAT32_TESTS", "0") != "1",
-    reason="float32 runs only with SKLEARN_RUN_FLOAT32_TESTS=1, as in scikit-learn (lecturekit computes in "
-           "float64: its dtype checks fail)")), np.float64])
+@pytest.fixture(params=[np.float32, np.float64])
 def global_dtype(request):
     return request.param
 
