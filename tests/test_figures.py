@@ -104,6 +104,18 @@ def test_figure_names_are_unique_across_the_course():
     assert not duplicates, "figure names used twice:\n" + "\n".join(duplicates)
 
 
+def test_every_notebook_that_draws_sets_the_course_style_first():
+    """The colour-blind-safe palette is set once, by use_course_style() in the notebook's first code
+    cell (instructor-guide.md); a notebook that sets its own colours instead drifts from it."""
+    drifting = []
+    for path in NOTEBOOKS:
+        cells = [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+        draws = any(image_outputs(cell) for cell in cells)
+        if draws and not re.search(r"^use_course_style\(\)", cells[0].source, re.MULTILINE):
+            drifting.append(path.name)
+    assert not drifting, "figures drawn without use_course_style() in the first code cell: " + ", ".join(drifting)
+
+
 def test_the_course_has_figures_to_check():
     assert sum(len(image_outputs(cell)) for path in NOTEBOOKS
                for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code") >= 40
