@@ -423,3 +423,25 @@ def test_public_checks_pass_for_a_correct_answer(release, tmp_path):
     assert set(outputs) == {f"q{i}" for i in range(1, 7)}
     for question, text in outputs.items():
         assert "All test cases passed" in text, (question, text[:300])
+
+
+@pytest.mark.parametrize("failures, builds", [(1, 2), (2, 2)])
+def test_a_failed_book_build_is_tried_once_more(monkeypatch, tmp_path, failures, builds):
+    # A kernel that lost its port to another process fails one build; the second uses the cache.
+    # A build that fails twice (a real error) raises.
+    calls = []
+
+    def run(command, **kwargs):
+        calls.append(command)
+        if len(calls) <= failures:
+            raise course.subprocess.CalledProcessError(1, command)
+        (tmp_path / "_build" / "html").mkdir(parents=True)
+        (tmp_path / "_build" / "html" / "index.html").write_text("")
+
+    monkeypatch.setattr(course, "run", run)
+    if failures < 2:
+        assert course.build_book(tmp_path / "source", tmp_path) == tmp_path / "_build" / "html" / "index.html"
+    else:
+        with pytest.raises(course.subprocess.CalledProcessError):
+            course.build_book(tmp_path / "source", tmp_path)
+    assert len(calls) == builds and calls[0] == calls[-1]

@@ -365,7 +365,17 @@ def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT, *, strict: 
     ``strict=False`` is for partial books in tests, whose chapters link chapters left out.
     """
     flags = ["-W", "-n", "--keep-going"] if strict else []
-    run([tool("jupyter-book"), "build", source, "--path-output", output_root, *flags])
+    command = [tool("jupyter-book"), "build", source, "--path-output", output_root, *flags]
+    try:
+        run(command)
+    except subprocess.CalledProcessError:
+        # A kernel can die before it starts: jupyter_client picks its TCP ports by binding port 0
+        # and releasing it, and another process starting a kernel at the same moment (nbval, the
+        # grader) may take one of them ("Address already in use"). Executed notebooks are cached,
+        # so a second build only runs what failed; a real failure (a broken cell or reference)
+        # fails again.
+        log("the book build failed; building once more, in case a kernel lost its port to another process")
+        run(command)
     index = output_root / "_build" / "html" / "index.html"
     if not index.exists():
         raise SystemExit(f"the build finished but {index} is missing")
