@@ -42,6 +42,7 @@ from sklearn.utils import check_random_state
 from threadpoolctl import ThreadpoolController
 
 from lecturekit import hmm_recursions as rec
+from lecturekit.estimation import add_k
 from lecturekit.hmm_recursions import _lengths, _symbols
 
 __all__ = ["CategoricalHMM", "sequences_to_column"]
@@ -463,15 +464,13 @@ class CategoricalHMM(BaseEstimator):
                                          ).reshape(n_states, n_features),
         }
         for name, count in counts.items():
-            smoothed = count + float(k)
-            totals = smoothed.sum(axis=-1, keepdims=True)
-            if (totals == 0).any():
-                row = int(np.flatnonzero(totals.ravel() == 0)[0])
+            empty = np.flatnonzero(count.sum(axis=-1, keepdims=True).ravel() == 0)
+            if k == 0 and empty.size:
                 raise ValueError(
-                    f"With k = 0, state {row} has no counts for {name} (it never occurs, or "
-                    f"never before another state), so its row would be 0/0; use k > 0."
+                    f"With k = 0, state {int(empty[0])} has no counts for {name} (it never occurs, "
+                    f"or never before another state), so its row would be 0/0; use k > 0."
                 )
-            setattr(self, name, smoothed / totals)
+            setattr(self, name, add_k(count, float(k)))  # chapter 1's estimate, row by row
         self.n_features = n_features
         return self
 
