@@ -152,14 +152,22 @@ def cholesky(cov: ArrayLike, *, name: str = "cov") -> NDArray[np.float64]:
     factor, info = potrf(cov, lower=True, clean=True, overwrite_a=False)
     if info < 0:  # pragma: no cover - an illegal argument to LAPACK would be our bug
         raise RuntimeError(f"LAPACK potrf rejected argument {-info}.")
-    if info == 0:
-        residual = np.diag(factor) ** 2 / np.diag(cov)
-        tiny = np.flatnonzero(residual <= max(_RESIDUAL_RTOL, 100.0 * d * np.finfo(float).eps))
-        if tiny.size == 0:
-            return factor
+    # For a matrix that is singular in exact arithmetic, the pivot of the first dependent feature is
+    # rounding noise: a tiny positive number on one CPU's BLAS, a negative one (potrf stops there) on
+    # another. Both are reported as that feature, so the message is the same on every machine.
+    computed = d if info == 0 else info - 1  # pivots 0..computed-1 were factorised
+    residual = np.diag(factor)[:computed] ** 2 / np.diag(cov)[:computed]
+    if info > 1 and cov[computed, computed] > 0:  # the residual that stopped the factorisation
+        known = solve_triangular(factor[:computed, :computed], cov[:computed, computed], lower=True)
+        residual = np.append(residual, 1.0 - known @ known / cov[computed, computed])
+    threshold = max(_RESIDUAL_RTOL, 100.0 * d * np.finfo(float).eps)
+    tiny = np.flatnonzero(np.abs(residual) <= threshold)
+    if info == 0 and tiny.size == 0:
+        return factor
+    if tiny.size:
         j = int(tiny[0])
         where = (
-            f"feature {j} keeps only a fraction {residual[j]:.2g} of its variance once "
+            f"feature {j} keeps less than a fraction {threshold:.0e} of its variance once "
             f"{_features_before(j)} known, so it is (numerically) a linear combination of them"
         )
     elif info == 1:

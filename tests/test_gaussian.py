@@ -205,3 +205,34 @@ def test_numerically_singular_covariance_is_refused():
         with pytest.raises(ValueError, match="feature 2"):
             cholesky(np.cov(X.T, bias=True))
         cholesky(np.cov(X.T, bias=True) + 1e-6 * np.eye(3))  # what reg_covar does: fine
+
+
+@pytest.mark.parametrize("nudge", [-1e-15, 0.0, 1e-15])
+def test_the_dependent_feature_is_named_whichever_way_rounding_goes(nudge):
+    # Feature 2 is the sum of features 0 and 1, so its residual variance is exactly 0; rounding makes
+    # the computed pivot a tiny positive number on one CPU's BLAS (the factorisation goes on) and a
+    # tiny negative one on another (it stops). Nudging the diagonal by a relative 1e-15 plays both
+    # machines here: the message, and so any notebook that prints it, must not change.
+    Z = np.array([[1.0, 0.2], [0.3, 2.0], [-1.1, 0.4], [0.5, -0.7]])
+    X = np.column_stack([Z, Z.sum(axis=1), Z[:, 0] - Z[:, 1]])
+    cov = X.T @ X
+    cov[2, 2] *= 1.0 + nudge
+    with pytest.raises(ValueError, match=r"feature 2 keeps less than a fraction 1e-12 of its variance "
+                                         r"once features 0..1 are known"):
+        cholesky(cov)
+
+
+def test_a_negative_eigenvalue_is_not_called_a_dependent_feature():
+    cov = np.array([[1.0, 0.9], [0.9, 0.5]])  # determinant -0.31: the residual of feature 1 is -0.31
+    with pytest.raises(ValueError, match="breaks down at feature 1.*negative eigenvalue"):
+        cholesky(cov)
+
+
+@pytest.mark.parametrize("m, d", [(5, 8), (20, 30), (12, 12)])
+def test_few_points_name_the_first_feature_past_their_rank(m, d):
+    # m centred points span m - 1 dimensions: in exact arithmetic features 0..m-2 are independent and
+    # feature m - 1 is the first that depends on them, on every machine.
+    rng = np.random.default_rng(m)
+    X = rng.normal(size=(m, d)) * rng.uniform(0.1, 10, size=d)
+    with pytest.raises(ValueError, match=f"feature {m - 1} keeps less than"):
+        cholesky(np.cov(X.T))
