@@ -115,11 +115,12 @@ class CategoricalHMM(BaseEstimator):
         Concentrations of Dirichlet priors on the start, transition and emission probabilities;
         Baum–Welch's M-step takes :math:`\max(\text{prior} - 1 + \text{expected count}, 0)`,
         normalised. 1.0 is maximum likelihood; values above 1 smooth (prior - 1 is added to
-        every expected count).
+        every expected count), and Baum–Welch then maximises the log-likelihood plus the log
+        prior :math:`\sum (\text{prior} - 1) \log \theta` (MAP estimation).
     n_iter : int, default 10
         Largest number of Baum–Welch iterations.
     tol : float, default 1e-2
-        Stop when an iteration raises the total log-likelihood by less than this.
+        Stop when an iteration raises the objective (``objective_history_``) by less than this.
     params, init_params : str, default "ste"
         Which of ``s`` (startprob_), ``t`` (transmat_) and ``e`` (emissionprob_) Baum–Welch
         updates, and which :meth:`fit` initialises at random first (the others keep the values
@@ -128,7 +129,7 @@ class CategoricalHMM(BaseEstimator):
         Seed of the random start of :meth:`fit` (drawn as hmmlearn draws it) and of
         :meth:`sample`.
     verbose : bool, default False
-        Print the log-likelihood after each Baum–Welch iteration to standard error.
+        Print the objective and its change after each Baum–Welch iteration to standard error.
 
     Attributes
     ----------
@@ -142,12 +143,21 @@ class CategoricalHMM(BaseEstimator):
     history_ : list of float
         Total log-likelihood of the data after each Baum–Welch iteration (under the parameters
         that iteration produced, so ``history_[-1] == score(X, lengths)``). With priors of 1.0
-        it never decreases. hmmlearn's ``monitor_.history`` records the log-likelihood before
-        each iteration's M-step instead, one iteration behind.
+        it never decreases; with priors above 1 it may fall while the objective rises.
+        hmmlearn's ``monitor_.history`` records the log-likelihood before each iteration's
+        M-step instead, one iteration behind.
+    objective_history_ : list of float
+        What Baum–Welch maximises, after each iteration: the log-likelihood plus the log prior
+        :math:`\sum (\text{prior} - 1) \log \theta` of the tables in ``params``, up to the
+        Dirichlet normalising constants. Zeros that Baum–Welch keeps are left out: forbidden
+        starts and transitions, and, with priors below 1 (whose density is unbounded, so MAP
+        has no maximum), the entries the M-step clips to 0. Equal to ``history_`` when every
+        prior is 1.0; with priors of at least 1 it never decreases. hmmlearn 0.3.3 watches the
+        log-likelihood alone, priors or not.
     n_iter_ : int
         Number of Baum–Welch iterations run.
     converged_ : bool
-        Whether the last iteration improved the log-likelihood by less than ``tol``.
+        Whether the last iteration raised the objective by less than ``tol``.
 
     Examples
     --------
@@ -336,6 +346,20 @@ class CategoricalHMM(BaseEstimator):
                 updated = np.where(previous == 0, 0, updated)
             setattr(self, name, _normalize(updated, previous))
 
+    def _log_prior(self) -> float:
+        """sum (prior - 1) log theta over the tables fit updates (see ``objective_history_``)."""
+        total = 0.0
+        for code, name in zip("ste", _NAMES):
+            if code in self.params:
+                theta = np.asarray(getattr(self, name), dtype=np.float64)
+                weight = np.broadcast_to(np.asarray(getattr(self, name + "prior"),
+                                                    dtype=np.float64) - 1, theta.shape)
+                positive = theta > 0
+                if code == "e" and (weight[~positive] > 0).any():
+                    return -np.inf  # a zero the next M-step lifts: the prior density is 0 here
+                total += float(weight[positive] @ np.log(theta[positive]))
+        return total
+
     def _fit_features(self, X: ArrayLike, where: str) -> tuple[NDArray[np.intp], int]:
         """Symbols of X and n_features: given, else a kept emissionprob_'s, else max + 1."""
         n_features = self.n_features
@@ -351,8 +375,8 @@ class CategoricalHMM(BaseEstimator):
 
         Each iteration runs forward–backward on every sequence (E-step: expected start,
         transition and emission counts) and re-estimates the probabilities from those counts
-        (M-step). Stops after ``n_iter`` iterations or when one improves the log-likelihood by
-        less than ``tol``.
+        (M-step). Stops after ``n_iter`` iterations or when one raises the objective (the
+        log-likelihood, plus the log prior when a prior is not 1.0) by less than ``tol``.
 
         Parameters
         ----------
@@ -380,21 +404,22 @@ class CategoricalHMM(BaseEstimator):
         parameters = self._parameters("fit")
         log_prob, _, counts = self._forward_backward(parameters, symbols, layouts,
                                                      posteriors=False, stats=True)
-        self.history_, self.n_iter_, self.converged_ = [], 0, False
+        objective = log_prob + self._log_prior()
+        self.history_, self.objective_history_, self.n_iter_, self.converged_ = [], [], 0, False
         for iteration in range(n_iter):
             self._m_step(counts)
             last = iteration == n_iter - 1
             new, _, counts = self._forward_backward(self._parameters("fit"), symbols, layouts,
                                                     posteriors=False, stats=not last)
             self.history_.append(new)
+            self.objective_history_.append(new + self._log_prior())
             self.n_iter_ = iteration + 1
+            change, objective = self.objective_history_[-1] - objective, self.objective_history_[-1]
             if self.verbose:
-                print(f"{iteration + 1:>10d} {new:>16.8f} {new - log_prob:>+16.8f}",
-                      file=sys.stderr)
-            if new - log_prob < tol:
+                print(f"{iteration + 1:>10d} {objective:>16.8f} {change:>+16.8f}", file=sys.stderr)
+            if change < tol:  # a fall too: with priors >= 1 only rounding can lower the objective
                 self.converged_ = True
                 break
-            log_prob = new
         return self
 
     def fit_supervised(self, X: ArrayLike, states: ArrayLike, lengths: ArrayLike | None = None,

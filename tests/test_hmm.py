@@ -242,11 +242,77 @@ def test_history_and_convergence():
     X, lengths = random_data(1, 5, 80, 20)
     model = CategoricalHMM(3, n_iter=500, tol=1e-3, random_state=0).fit(X, lengths)
     assert model.converged_ and model.n_iter_ == len(model.history_) < 500
+    assert model.objective_history_ == model.history_  # priors of 1.0: objective = likelihood
     assert model.history_[-1] - model.history_[-2] < 1e-3
     assert np.all(np.diff(model.history_) >= 0)
     capped = CategoricalHMM(3, n_iter=2, tol=1e-3, random_state=0).fit(X, lengths)
     assert capped.n_iter_ == 2 and not capped.converged_
     np.testing.assert_allclose(capped.history_, model.history_[:2], **TOL)
+
+
+def log_prior(model):
+    """sum (prior - 1) log theta over the positive entries of the tables in params, one by one."""
+    total = 0.0
+    for code, name in zip("ste", PARAMETERS):
+        if code not in model.params:  # a table fit does not update: a constant, left out
+            continue
+        theta = getattr(model, name)
+        prior = np.broadcast_to(getattr(model, name + "prior"), theta.shape)
+        total += sum((a - 1) * np.log(t) for a, t in zip(prior.ravel(), theta.ravel()) if t > 0)
+    return total
+
+
+def test_with_priors_fit_monitors_the_log_posterior_not_the_log_likelihood():
+    # Started near the maximum-likelihood fit, Baum-Welch with priors above 1 pulls the parameters
+    # towards the prior's mode: the log-likelihood falls while the objective it maximises rises.
+    # Watching the log-likelihood would stop at the first iteration and call that convergence.
+    X, lengths = random_data(4, 5, 60, 20)
+    mle = CategoricalHMM(3, n_iter=100, tol=1e-6, random_state=0).fit(X, lengths)
+    priors = {"startprob_prior": 2.0, "transmat_prior": 3.0, "emissionprob_prior": 4.0}
+    model = CategoricalHMM(3, n_features=5, n_iter=1000, tol=1e-2, init_params="", **priors)
+    model = with_parameters(model, tuple(getattr(mle, name) for name in PARAMETERS))
+    objective = [mle.score(X, lengths) + log_prior(model)]
+    model.fit(X, lengths)
+    assert model.history_[0] < mle.score(X, lengths) - 0.1      # the log-likelihood falls ...
+    assert model.n_iter_ > 10 and model.converged_               # ... which is no convergence
+    objective += model.objective_history_
+    assert objective[1] > objective[0] + 10                      # the objective rises
+    assert 0 <= objective[-1] - objective[-2] < 1e-2 <= objective[-2] - objective[-3]
+    assert np.all(np.diff(objective) >= -1e-12 * np.abs(objective).max())
+    assert len(model.history_) == len(model.objective_history_) == model.n_iter_
+    np.testing.assert_allclose(model.objective_history_[-1],
+                               model.score(X, lengths) + log_prior(model), **TOL)
+
+
+def test_a_zero_emission_under_a_prior_above_1_is_an_infinite_rise():
+    # The prior density is 0 at the start, so the first iteration's rise is infinite: even a huge
+    # tol does not stop it; the second iteration's finite rise does.
+    X, lengths = random_data(6, 4, 20, 10)
+    parameters = random_model(6, 2, 4)
+    parameters[2][0] = [0.0, 0.5, 0.25, 0.25]
+    model = with_parameters(CategoricalHMM(2, n_features=4, n_iter=5, tol=1e9, init_params="",
+                                           emissionprob_prior=2.0), parameters)
+    model.fit(X, lengths)
+    assert model.n_iter_ == 2 and model.converged_ and (model.emissionprob_ > 0).all()
+    assert np.isfinite(model.objective_history_).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31), k=st.integers(1, 4), n_features=st.integers(2, 8),
+       n_sequences=st.integers(1, 10), max_length=st.integers(1, 20),
+       priors=st.tuples(*[st.floats(1.0, 4.0)] * 3), params=st.sampled_from(["ste", "st", "e"]))
+def test_baum_welch_with_priors_never_decreases_the_objective(seed, k, n_features, n_sequences,
+                                                              max_length, priors, params):
+    X, lengths = random_data(seed, n_features, n_sequences, max_length)
+    names = ("startprob_prior", "transmat_prior", "emissionprob_prior")
+    model = CategoricalHMM(k, n_features=n_features, n_iter=8, tol=0, random_state=seed % 1000,
+                           params=params, **dict(zip(names, priors)))
+    start = with_parameters(clone(model), random_start(model, X))
+    model.fit(X, lengths)
+    objective = [start.score(X, lengths) + log_prior(start)] + model.objective_history_
+    assert np.all(np.diff(objective) >= -1e-8 * np.abs(objective).max())
+    np.testing.assert_allclose(model.objective_history_[-1],
+                               model.score(X, lengths) + log_prior(model), **TOL)
 
 
 def test_verbose_prints_each_iteration(capsys):
