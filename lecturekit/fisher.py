@@ -182,8 +182,8 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
 
     Fitting solves :math:`S_B v = \lambda S_W v` and keeps the eigenvectors of the
     ``n_components`` largest eigenvalues, scaled so that :math:`v^\top S_W v = 1`: in the new
-    coordinates every class has unit within-class variance in every direction, and the
-    coordinates are uncorrelated within the classes. :meth:`transform` returns
+    coordinates the pooled within-class covariance is the identity. That is an average over the
+    classes; one class's own covariance need not be the identity. :meth:`transform` returns
     :math:`(x - \bar\mu)^\top V`.
 
     Parameters
