@@ -12,7 +12,9 @@ expected squared Frobenius error (:func:`ledoit_wolf`, :func:`ledoit_wolf_shrink
 numbers as :func:`sklearn.covariance.ledoit_wolf`).
 
 **Regularised discriminant analysis (Friedman, 1989).** Each class covariance is first shrunk
-towards the pooled covariance, then towards a multiple of the identity with the same trace:
+towards the pooled covariance, then towards a multiple of the identity with the same trace. By
+default (``weighting="covariance"``) the first step has the form of Hastie, Tibshirani and
+Friedman (2009, section 4.3.1), one weight for every class; the second step is Friedman's:
 
 .. math::
 
@@ -20,10 +22,11 @@ towards the pooled covariance, then towards a multiple of the identity with the 
     \Sigma_k(\alpha, \gamma) = (1 - \gamma) \Sigma_k(\alpha)
         + \gamma \frac{\operatorname{tr} \Sigma_k(\alpha)}{d} I.
 
-:math:`\alpha = 1, \gamma = 0` is QDA and :math:`\alpha = 0, \gamma = 0` is LDA. Friedman blends
-the scatter matrices :math:`S_k = n_k \Sigma_k` and :math:`S = \sum_k S_k = n\Sigma` instead, with
-:math:`\lambda = 1 - \alpha`: :math:`\Sigma_k(\lambda) = ((1 - \lambda) S_k + \lambda S) /
-((1 - \lambda) n_k + \lambda n)`, which is the first form with a class-dependent
+:math:`\alpha = 1, \gamma = 0` is QDA and :math:`\alpha = 0, \gamma = 0` is LDA. Friedman's own
+first step blends the scatter matrices :math:`S_k = n_k \Sigma_k` and :math:`S = \sum_k S_k =
+n\Sigma` instead, with :math:`\lambda = 1 - \alpha`:
+:math:`\Sigma_k(\lambda) = ((1 - \lambda) S_k + \lambda S) / ((1 - \lambda) n_k + \lambda n)`,
+which is the first form with a class-dependent
 :math:`\alpha_k = (1 - \lambda) n_k / ((1 - \lambda) n_k + \lambda n)`
 (``weighting="scatter"`` in :func:`rda_covariances` and :class:`RDA`). All covariances are
 maximum-likelihood ones (divided by :math:`n_k` and :math:`n`).
@@ -249,7 +252,7 @@ def _ledoit_wolf(X: ArrayLike, assume_centered: bool) -> tuple[NDArray[np.float6
 def rda_covariances(
     X: ArrayLike, y: ArrayLike, alpha: float, gamma: float, *, weighting: str = "covariance"
 ) -> NDArray[np.float64]:
-    r"""Friedman's regularised class covariances :math:`\Sigma_k(\alpha, \gamma)`.
+    r"""The regularised class covariances :math:`\Sigma_k(\alpha, \gamma)` of RDA (Friedman, 1989).
 
     .. math::
 
@@ -258,8 +261,9 @@ def rda_covariances(
             + \gamma \frac{\operatorname{tr}\Sigma_k(\alpha)}{d} I,
 
     with the maximum-likelihood class covariances :math:`\hat\Sigma_k` (divided by
-    :math:`n_k`) and pooled covariance :math:`\hat\Sigma` (divided by :math:`n`). With
-    ``weighting="scatter"`` the first step is Friedman's (1989) own, on scatter matrices
+    :math:`n_k`) and pooled covariance :math:`\hat\Sigma` (divided by :math:`n`). This first step
+    is the form of Hastie, Tibshirani and Friedman (2009); with ``weighting="scatter"`` it is
+    Friedman's (1989) own, on scatter matrices
     :math:`S_k = n_k\hat\Sigma_k`, :math:`S = n\hat\Sigma` with :math:`\lambda = 1 - \alpha`:
     :math:`\Sigma_k(\lambda) = ((1 - \lambda) S_k + \lambda S) / ((1 - \lambda) n_k + \lambda n)`.
 
