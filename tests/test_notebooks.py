@@ -86,3 +86,64 @@ def test_public_objects_have_docstrings_and_backlinks(name, obj):
         assert not written, f"{name}: chapter {chapter.group(1)} exists now; link {written[0].name}"
     for link in links:
         assert (ROOT / "notebooks" / link).exists(), f"{name} links to a missing notebook {link}"
+
+
+# --------------------------------------------------------------------------- digits of one machine
+
+# A number below 1e-10 in a stored output is nearly always a difference at the size of rounding, and
+# another CPU's BLAS prints another one (or 0), so nbval fails there. A cell that shows two
+# computations agree prints the bound it asserts instead ("< 1e-12"). A number preceded by a bound
+# ("< 1e-12", "below 1e-10", "equals ... to within 1e-10") is a bound, not a value. The few true
+# values this small are listed with the reason their printed digits do not depend on rounding.
+NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)(?![\w.])")
+BOUND_BEFORE = re.compile(r"(?:<=?|≤|\bbelow|\bwithin|\bless than|\bunder|\bto)\s*(?:an? )?(?:relative |fraction )?$")
+EXACT_SMALL_VALUES = {
+    "03.01": (r"p\(x \| y=0\) = \S+, p\(x \| y=1\) = \S+, p\(y=1 \| x\) = \S+$",
+              "likelihoods of one message, products of 24 probabilities: 4 digits hold on every machine"),
+    "04.01": (r"p\(x \| ham\) = \S+, p\(x \| spam\) = \S+, p\(spam \| x\)",
+              "likelihoods of one message, products of probabilities: 3 digits hold on every machine"),
+    "05.02": (r"collapsed: a ValueError, or a spike variance below 1e-20$",
+              "a bound on a variance of about 1e-30 that is itself rounding noise, on any machine"),
+}
+
+
+def rounding_level_numbers(text: str) -> list[str]:
+    """The numbers in ``text`` printed as values below 1e-10 (an exact 0 in exponent form included),
+    and bounds below 1e-14, which are rounding themselves (a few units in the last place of 1)."""
+    found = []
+    for line in text.splitlines():
+        for match in NUMBER.finditer(line):
+            bound = BOUND_BEFORE.search(line[:match.start()])
+            if abs(float(match.group())) < (1e-14 if bound else 1e-10):
+                found.append(match.group())
+    return found
+
+
+@pytest.mark.parametrize("text, tiny", [
+    ("max |difference| 8.9e-16", ["8.9e-16"]),
+    ("theta_ 0e+00, var_ 0.0e+00, predict_proba 1e-14", ["0e+00", "0.0e+00", "1e-14"]),
+    ("array([-2.84162353e+00, -6.66133815e-16,  2.84162353e+00])", ["-6.66133815e-16"]),
+    ("GDA(reg 0.01) on copies: 7e-15;  LR(C=1): 3e-16", ["7e-15", "3e-16"]),
+    ("max |difference| < 1e-12; |gradient| <= 1e-11, below 1e-10, to within 1e-13", []),
+    ("|lecturekit MAP| < 1e-16, |quad| <= 1e-15", ["1e-16", "1e-15"]),
+    ("feature 19 keeps less than a fraction 1e-12 of its variance", []),
+    ("sigma^2 = 1e-06, accuracy 0.848, 5,490 and 2.3026", []),
+])
+def test_rounding_level_numbers_are_found(text, tiny):
+    assert rounding_level_numbers(text) == tiny
+
+
+@pytest.mark.parametrize("path", MASTERS, ids=lambda p: p.name)
+def test_no_stored_output_shows_digits_of_one_machine(path):
+    allowed = EXACT_SMALL_VALUES.get(path.name[:5])
+    shown = []
+    for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        for output in cell.get("outputs", []):
+            text = output.get("text", "") or output.get("data", {}).get("text/plain", "")
+            for line in text.splitlines():
+                if allowed and re.search(allowed[0], line):
+                    continue
+                if rounding_level_numbers(line):
+                    shown.append(f"cell {index}: {line.strip()[:160]}")
+    assert not shown, ("stored outputs print rounding-level numbers, which another CPU prints "
+                       "differently; print the bound the cell asserts (\"< 1e-12\"):\n" + "\n".join(shown))
