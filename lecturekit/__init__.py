@@ -32,7 +32,9 @@ Module                              Chapter
 :mod:`lecturekit.plotting`          figures for every chapter (draws fitted models, never fits)
 :mod:`lecturekit.grading`           otter-grader support (a time limit per cell)
 :mod:`lecturekit.grader`            grading with the student's code kept out of the checks
-:mod:`lecturekit.sandbox`           the limited, isolated process that runs a student's code
+:mod:`lecturekit.sandbox`           the grader's side of the limited process that runs a student's code
+:mod:`lecturekit.isolation`         what that process sees: an allowlist built by bubblewrap
+:mod:`lecturekit.worker`            that process itself, forked per submission from a zygote
 :mod:`lecturekit.plain_data`        values as plain data (no pickle) between the two
 ==================================  =====================================================================
 """

@@ -7,9 +7,11 @@ assignment format (the autograder zip that ``otter assign`` writes, whose ``test
 hold the public and hidden test functions) and changes where things run:
 
 1. The submission's code cells run in a worker (:class:`lecturekit.sandbox.Sandbox`), one cell
-   at a time, each with a wall-clock limit enforced from outside. A cell that times out, kills the
-   worker or breaks its channel is marked; the worker is restarted and the other cells are run
-   again without it, so the fault costs only that cell's question.
+   at a time, each with a wall-clock limit enforced from outside. The worker is confined in a
+   sandbox that shows it only the Python packages and the course's support files
+   (:mod:`lecturekit.isolation`). A cell that times out, kills the worker or breaks its channel is
+   marked; the worker is restarted and the other cells are run again without it, so the fault
+   costs only that cell's question.
 2. Each question's tests run *here*, in a process the student's code never ran in, with this
    process's own NumPy, SciPy and ``math``. A test's argument that names a function becomes a
    proxy: calling it sends the arguments to the worker as plain data and brings back the answer as
@@ -34,15 +36,15 @@ import inspect
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lecturekit.sandbox import Outcome, Sandbox
+from lecturekit.isolation import Environment
+from lecturekit.sandbox import (MAX_CHECK_BYTES, MAX_ITEMS, MAX_MESSAGE, IsolationUnavailable, Outcome, Sandbox,
+                                WorkerPool, WorkerUnavailable)
 
 __all__ = ["Assignment", "grade_submission"]
 
@@ -145,6 +147,9 @@ def _reason(outcome: Outcome, seconds: float, memory: int, where: str) -> str:
         return f"used more than {memory / 2**30:g} GiB {where}"
     if outcome.status == "died":
         return f"the process died {where}"
+    if outcome.status == "flood":
+        return (f"sent the grader more than it reads ({MAX_MESSAGE // 2**20} MiB or {MAX_ITEMS:,} values "
+                f"in one answer, {MAX_CHECK_BYTES // 2**20} MiB in one question's check) {where}")
     return f"raised {outcome.detail} {where}"
 
 
@@ -200,9 +205,9 @@ def _run_cells(sandbox: Sandbox, sources: list[str], skip: dict[int, str], secon
             return
 
 
-def grade_submission(assignment: Assignment, notebook_path, *, memory_bytes: int = DEFAULT_MEMORY,
-                     hide=(), isolate: bool | None = None, budget_seconds: float | None = None,
-                     cell_seconds: float | None = None) -> dict:
+def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool | None = None,
+                     isolation: str = "required", protect=(), memory_bytes: int = DEFAULT_MEMORY,
+                     budget_seconds: float | None = None, cell_seconds: float | None = None) -> dict:
     """Grade one submitted notebook against an assignment.
 
     Parameters
@@ -211,12 +216,16 @@ def grade_submission(assignment: Assignment, notebook_path, *, memory_bytes: int
         From :meth:`Assignment.load`.
     notebook_path : path
         The submitted ``.ipynb``.
+    pool : WorkerPool or None
+        Where the workers come from, kept from one submission to the next by a process that grades
+        many (:func:`serve`); None: a pool of this call's own, made with ``isolation`` and
+        ``protect``, and closed when it returns.
+    isolation : {"required", "auto", "off"}
+        Confine the worker (:mod:`lecturekit.isolation`); see :class:`lecturekit.sandbox.WorkerPool`.
+    protect : list of path
+        Folders the worker must not see (the submissions, the autograder zips, the repository).
     memory_bytes : int
         The worker's memory limit.
-    hide : list of path
-        Folders the worker must not see (other submissions, the autograder zips, the masters).
-    isolate : bool or None
-        Confine the worker (see :mod:`lecturekit.sandbox`); None: where possible.
     budget_seconds : float or None
         Time for the whole submission, cells and checks; default 3 × (cells + questions) × limit.
     cell_seconds : float or None
@@ -225,11 +234,15 @@ def grade_submission(assignment: Assignment, notebook_path, *, memory_bytes: int
     Returns
     -------
     dict
-        ``{"questions": {q: {"score", "possible", "reason"}}, "error": str}``.
+        ``{"questions": {q: {"score", "possible", "reason"}}, "error": str, "isolated": bool}``.
     """
+    if pool is None:
+        with WorkerPool(isolation, [*protect, _secret(assignment)]) as own:
+            return grade_submission(assignment, notebook_path, pool=own, memory_bytes=memory_bytes,
+                                    budget_seconds=budget_seconds, cell_seconds=cell_seconds)
     for module in _PRELOAD:
         __import__(module)
-    result = {"questions": {}, "error": ""}
+    result = {"questions": {}, "error": "", "isolated": pool.isolated}
     try:
         nb = json.loads(Path(notebook_path).read_text(encoding="utf-8"))
         if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
@@ -246,18 +259,22 @@ def grade_submission(assignment: Assignment, notebook_path, *, memory_bytes: int
     budget = budget_seconds or 3 * (len(sources) + len(assignment.tests)) * seconds
     budget_end = time.monotonic() + budget
     skip, raised = {}, {}
-    with tempfile.TemporaryDirectory(prefix="submission-") as workdir:
-        _unpack_support_files(assignment.zip_path, Path(workdir))
-        secret = assignment.zip_path if assignment.zip_path.is_dir() else assignment.zip_path.parent
-        sandbox = Sandbox(workdir, memory, hide=[secret, *hide], isolate=isolate)
-        try:
-            _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
-            for question, source in assignment.tests.items():
-                result["questions"][question] = _grade_question(
-                    question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
-        finally:
-            sandbox.close()
+    sandbox = Sandbox(pool.zygote(Environment(pool.support(assignment.zip_path))), memory)
+    try:
+        _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
+        for question, source in assignment.tests.items():
+            result["questions"][question] = _grade_question(
+                question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
+    except WorkerUnavailable as error:  # the grader's fault, not the submission's: no grade at all
+        result["questions"], result["error"] = {}, f"not graded: {error}"
+    finally:
+        sandbox.close()
     return result
+
+
+def _secret(assignment: Assignment) -> Path:
+    """The folder of the hidden tests: the unpacked autograder, or the folder of the zip."""
+    return assignment.zip_path if assignment.zip_path.is_dir() else assignment.zip_path.parent
 
 
 def _grade_question(question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources):
@@ -274,6 +291,7 @@ def _grade_question(question, source, sandbox, owner, skip, raised, seconds, mem
         entry["reason"] = "not checked: the submission used up its time"
         return entry
     check = _Check(sandbox, min(time.monotonic() + seconds, budget_end))
+    sandbox.allowance = MAX_CHECK_BYTES
     try:
         names = {p for tc in tests.test_cases for p in inspect.signature(tc.body.test_func).parameters}
         environment = {}
@@ -288,9 +306,12 @@ def _grade_question(question, source, sandbox, owner, skip, raised, seconds, mem
                 environment[name] = value
         tests.run(environment)
     except _Abort as abort:
+        sandbox.allowance = None
         entry["reason"] = _reason(abort.outcome, seconds, memory, "while checking this question")
         _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)  # a fresh worker
         return entry
+    finally:
+        sandbox.allowance = None
     entry["score"] = tests.score
     if tests.score < tests.possible:
         failed = sum(not r.passed for r in tests.test_case_results)
@@ -299,49 +320,47 @@ def _grade_question(question, source, sandbox, owner, skip, raised, seconds, mem
     return entry
 
 
-def _unpack_support_files(zip_path: Path, workdir: Path) -> None:
-    """Put the zip's ``files/`` (lecturekit, data) beside the submission, as otter does."""
-    if zip_path.is_dir():
-        if (zip_path / "files").is_dir():
-            shutil.copytree(zip_path / "files", workdir, dirs_exist_ok=True)
-        return
-    with zipfile.ZipFile(zip_path) as archive:
-        for member in archive.namelist():
-            if member.startswith("files/") and not member.endswith("/") and ".." not in member:
-                target = workdir / member[len("files/"):]
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with archive.open(member) as source, target.open("wb") as out:
-                    shutil.copyfileobj(source, out)
-
-
 def serve() -> None:
     """Grade one submission after another: a JSON request per line on stdin, a JSON result per line out.
 
-    A request is ``{"autograder": path, "submission": path}`` with the optional keys ``hide``,
-    ``memory_gib``, ``budget_seconds`` and ``cell_seconds`` of the command line. ``make grade`` keeps
-    one such process per grading job, so that the checker's imports are paid once, not per
-    submission; every submission still gets a fresh worker, and a request that takes too long is
-    ended by killing this process. Anything the tests print goes to stderr.
+    A request is ``{"autograder": path, "submission": path}`` with the optional keys ``protect``
+    (a list of paths), ``isolation``, ``memory_gib``, ``budget_seconds`` and ``cell_seconds`` of the
+    command line. ``make grade`` keeps one such process per grading job, so that the checker's
+    imports are paid once, and the workers' zygote (:class:`lecturekit.sandbox.WorkerPool`) is
+    started once: every submission still gets a fresh worker, in a sandbox in which the one before
+    left nothing. A request that takes too long is ended by killing this process. Anything the
+    tests print goes to stderr.
     """
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    assignments = {}
-    for line in sys.stdin:
-        request = json.loads(line)
-        path = Path(request["autograder"])
-        if path not in assignments:
-            assignments[path] = Assignment.load(path)
-        result = grade_submission(assignments[path], request["submission"],
-                                  memory_bytes=int(request.get("memory_gib", DEFAULT_MEMORY / 2**30) * 2**30),
-                                  hide=[Path(h) for h in request.get("hide", [])],
-                                  budget_seconds=request.get("budget_seconds"),
-                                  cell_seconds=request.get("cell_seconds"))
-        out.write(json.dumps(result) + "\n")
-        out.flush()
+    assignments, pools = {}, {}
+    try:
+        for line in sys.stdin:
+            request = json.loads(line)
+            path = Path(request["autograder"])
+            if path not in assignments:
+                assignments[path] = Assignment.load(path)
+            protect = tuple(sorted({*request.get("protect", []), str(_secret(assignments[path]))}))
+            key = (request.get("isolation", "required"), protect)
+            try:
+                if key not in pools:
+                    pools[key] = WorkerPool(key[0], protect)
+                result = grade_submission(assignments[path], request["submission"], pool=pools[key],
+                                          memory_bytes=int(request.get("memory_gib", DEFAULT_MEMORY / 2**30) * 2**30),
+                                          budget_seconds=request.get("budget_seconds"),
+                                          cell_seconds=request.get("cell_seconds"))
+            except IsolationUnavailable as error:
+                result = {"questions": {}, "error": f"not graded: {error}", "isolated": False}
+            out.write(json.dumps(result) + "\n")
+            out.flush()
+    finally:
+        for pool in pools.values():
+            pool.close()
 
 
 def main(argv=None) -> None:
+    """The command line: ``python -m lecturekit.grader AUTOGRADER SUBMISSION`` (see ``--help``)."""
     if argv is None and sys.argv[1:] == ["--serve"]:
         serve()
         return
@@ -349,18 +368,24 @@ def main(argv=None) -> None:
                                                  "(or, with --serve alone, many: see serve()).")
     parser.add_argument("autograder", type=Path)
     parser.add_argument("submission", type=Path)
-    parser.add_argument("--hide", type=Path, action="append", default=[])
+    parser.add_argument("--protect", type=Path, action="append", default=[],
+                        help="a folder the worker must not see (repeat for several)")
     parser.add_argument("--memory-gib", type=float, default=DEFAULT_MEMORY / 2**30)
     parser.add_argument("--budget-seconds", type=float, default=None)
     parser.add_argument("--cell-seconds", type=float, default=None)
-    parser.add_argument("--no-isolation", action="store_true")
+    parser.add_argument("--isolation", choices=("required", "auto", "off"), default="required",
+                        help="confine the worker: always (default; stop where impossible), where possible "
+                             "(a grading image with a container per submission), or never")
     parser.add_argument("--gradescope", type=Path, default=None,
                         help="also write Gradescope's results.json here (what run_autograder does)")
     args = parser.parse_args(argv)
-    result = grade_submission(Assignment.load(args.autograder), args.submission,
-                              memory_bytes=int(args.memory_gib * 2**30), hide=args.hide,
-                              isolate=False if args.no_isolation else None, budget_seconds=args.budget_seconds,
-                              cell_seconds=args.cell_seconds)
+    try:
+        result = grade_submission(Assignment.load(args.autograder), args.submission, isolation=args.isolation,
+                                  protect=[args.submission.parent, *args.protect],
+                                  memory_bytes=int(args.memory_gib * 2**30), budget_seconds=args.budget_seconds,
+                                  cell_seconds=args.cell_seconds)
+    except IsolationUnavailable as error:
+        raise SystemExit(f"not graded: {error}; or pass --isolation off to grade without it") from None
     if args.gradescope:
         args.gradescope.parent.mkdir(parents=True, exist_ok=True)
         args.gradescope.write_text(json.dumps(gradescope_results(result)))
@@ -384,7 +409,9 @@ def gradescope_results(result: dict) -> dict:
         return {"score": 0, "output": f"This submission could not be graded: {result['error']}", "tests": []}
     tests = [{"name": q, "score": e["score"], "max_score": e["possible"], "output": e["reason"],
               "visibility": "visible"} for q, e in result["questions"].items()]
-    return {"score": sum(t["score"] for t in tests), "tests": tests}
+    how = ("in a sandbox that showed it only the Python packages and the course's files" if result.get("isolated")
+           else "without a sandbox (bubblewrap could not run here): in this container of its own")
+    return {"score": sum(t["score"] for t in tests), "output": f"Your notebook ran {how}.", "tests": tests}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,219 @@
+"""What a grading worker can see: an allowlist of the machine, built by bubblewrap.
+
+A worker (:mod:`lecturekit.worker`) runs a student's code. Confined, it runs under bubblewrap
+(``bwrap``, Debian's ``bubblewrap``: the sandbox Flatpak is built on), which builds a new root
+holding only what is listed here and nothing else of the host:
+
+- the operating system's programs and libraries (``/usr``, and ``/lib``, ``/bin`` ... as they
+  are on the host), and the folders of the grader's Python and its packages, all read-only;
+- a private ``/tmp``, ``/dev/shm`` and working folder (``/home/student``, also ``HOME``), each a
+  small file system in memory that disappears with the worker (:data:`TMPFS_BYTES`);
+- in the working folder, read-only, what the notebooks load: the assignment's support files
+  (``lecturekit/`` and ``data/``, from the autograder zip's ``files/``), as a notebook finds them
+  in the course repository;
+- ``/grader``: the worker's own two files, read-only;
+- a ``/proc`` of its own PID namespace (the worker sees its own processes and nothing else) and a
+  minimal ``/dev``; no network (an empty network namespace); no capabilities, no setuid, no new
+  user namespaces; and the whole sandbox dies with the grader.
+
+So the repository and its history, the autograder zips, the masters, other submissions, home
+folders, caches and other processes are not hidden from the worker: they are simply not there.
+
+An :class:`Environment` says what one kind of worker gets: the support files, and modules it must
+not import (a question that bans ``lecturekit`` or ``scipy.stats``): those are left out of the
+working folder, or covered with a module that raises ``ModuleNotFoundError``, and never preloaded.
+
+:func:`problem` says why confinement is impossible here (no bubblewrap, no Linux, no user
+namespaces, or a folder to protect that a bound folder would show), or None.
+
+Derived for the grading pipeline described in the instructor guide; not part of the lecture.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Environment", "problem", "sandbox_command", "INSTALL_HINT"]
+
+SANDBOX_HOME = "/home/student"
+GRADER_DIR = "/grader"
+TMPFS_BYTES = 128 * 2**20  # each of /tmp and the working folder
+SHM_BYTES = 64 * 2**20
+WORKER_FILES = ("worker.py", "plain_data.py")
+HERE = Path(__file__).resolve().parent
+SYSTEM = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+INSTALL_HINT = ("install bubblewrap (Debian, Ubuntu: `sudo apt-get install bubblewrap`; Fedora: "
+                "`sudo dnf install bubblewrap`)")
+BANNED_MODULE = ('raise ModuleNotFoundError(f"{__name__} is not available to this question\'s answer", '
+                 'name=__name__)\n')
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What one kind of worker sees and may import.
+
+    Parameters
+    ----------
+    support : path or None
+        A folder whose entries (``lecturekit/``, ``data/``, ...) appear, read-only, in the worker's
+        working folder: the autograder zip's ``files/``, unpacked.
+    banned : tuple of str
+        Modules the worker must not import, e.g. ``("lecturekit",)`` or ``("scipy.stats",)``
+        (held only when the worker is confined).
+    """
+
+    support: Path | None = None
+    banned: tuple[str, ...] = ()
+
+
+def interpreter_folders() -> list[Path]:
+    """The folders of this Python and its packages, outside ``/usr`` (bound whole anyway).
+
+    Returns
+    -------
+    list of Path
+        ``sys.prefix``, ``sys.base_prefix`` and the folder of the real executable, resolved, with
+        any folder inside another left out.
+    """
+    found = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    found.add(Path(os.path.realpath(sys.executable)).parent)
+    found = {p for p in found if not p.is_relative_to("/usr")}
+    return sorted(p for p in found if not any(p != q and p.is_relative_to(q) for q in found))
+
+
+def visible_folders(environment: Environment) -> list[Path]:
+    """Every host folder a confined worker sees (read-only), for :func:`problem`'s check."""
+    folders = [Path("/usr"), *interpreter_folders()]
+    folders += [Path(s) for s in SYSTEM if os.path.isdir(s) and not os.path.islink(s)]
+    if environment.support is not None:
+        folders += [p.resolve() for p in Path(environment.support).iterdir()]
+    return folders
+
+
+def _ban_arguments(environment: Environment, banned_file: Path) -> list[str]:
+    """Cover each banned module wherever the worker could import it from."""
+    arguments = []
+    entries = [Path(p) for p in sys.path if p and Path(p).is_dir()]
+    bound = [Path("/usr"), *interpreter_folders()]
+    entries = [e.resolve() for e in entries if any(e.resolve().is_relative_to(b) for b in bound)]
+    for name in environment.banned:
+        parts = name.split(".")
+        places = [(e / Path(*parts), e / Path(*parts)) for e in entries]
+        if environment.support is not None and len(parts) > 1:
+            support = Path(environment.support).resolve()
+            places.append((support / Path(*parts), Path(SANDBOX_HOME, *parts)))
+        for host, inside in places:
+            if host.is_dir():
+                arguments += ["--tmpfs", str(inside), "--ro-bind", str(banned_file), f"{inside}/__init__.py",
+                              "--remount-ro", str(inside)]
+            for module in sorted(host.parent.glob(f"{host.name}.*")) if host.parent.is_dir() else []:
+                if module.suffix in (".py", ".so", ".pyc") and module.is_file():
+                    arguments += ["--ro-bind", str(banned_file), str(inside.parent / module.name)]
+    return arguments
+
+
+def sandbox_command(environment: Environment, command: list[str], banned_file: Path | None = None) -> list[str]:
+    """``bwrap`` with the allowlist of the module docstring, then ``command`` inside it.
+
+    Parameters
+    ----------
+    environment : Environment
+        The support files and the banned modules.
+    command : list of str
+        What to run inside; :data:`GRADER_DIR` holds the worker's files.
+    banned_file : Path or None
+        A file holding :data:`BANNED_MODULE`, bound over banned modules (needed if any are banned).
+
+    Returns
+    -------
+    list of str
+    """
+    args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session", "--hostname", "grader",
+            "--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+            "--mqueue", "/dev/mqueue",
+            "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", "--size", str(TMPFS_BYTES), "--tmpfs", SANDBOX_HOME,
+            "--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    for path in SYSTEM:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for folder in interpreter_folders():
+        args += ["--ro-bind", str(folder), str(folder)]
+    if environment.support is not None:
+        tops = {name.split(".")[0] for name in environment.banned if "." not in name}
+        for entry in sorted(Path(environment.support).iterdir()):
+            if entry.name not in tops and entry.name.removesuffix(".py") not in tops:
+                args += ["--ro-bind", str(entry.resolve()), f"{SANDBOX_HOME}/{entry.name}"]
+    for name in WORKER_FILES:
+        args += ["--ro-bind", str(HERE / name), f"{GRADER_DIR}/{name}"]
+    if environment.banned:
+        if banned_file is None:
+            raise ValueError("banned modules need banned_file")
+        args += _ban_arguments(environment, banned_file)
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SANDBOX_HOME, "--"]
+    return args + command
+
+
+def _covers(folder: Path, protected: Path) -> bool:
+    return protected.resolve() == folder or protected.resolve().is_relative_to(folder)
+
+
+@functools.lru_cache(maxsize=None)
+def _probe() -> str | None:
+    if not sys.platform.startswith("linux"):
+        return f"the grading sandbox needs Linux (this is {sys.platform}): grade in a Linux virtual machine or container"
+    if shutil.which("bwrap") is None:
+        return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
+    with tempfile.TemporaryDirectory(prefix="lecturekit-probe-") as support:
+        command = sandbox_command(Environment(Path(support)), [sys.executable, "-c", "import os; os.listdir('/')"])
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, timeout=60,
+                                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return f"bubblewrap did not start: {error}"
+    if result.returncode != 0:
+        said = (result.stderr.strip().splitlines() or ["no message"])[-1]
+        return (f"bubblewrap cannot build the sandbox here ({said}). It needs user namespaces: grade as "
+                "root (in a container, run it with --privileged or with seccomp and AppArmor allowing "
+                "namespaces), or allow unprivileged user namespaces (Ubuntu 24.04: sysctl "
+                "kernel.apparmor_restrict_unprivileged_userns=0)")
+    return None
+
+
+def problem(protect=(), environment: Environment | None = None) -> str | None:
+    """Why workers cannot be confined here, or None.
+
+    Parameters
+    ----------
+    protect : iterable of path
+        Folders a worker must not see (the submissions, the autograder zips, the repository),
+        besides the home folder and the temporary folder, always protected. A confined worker sees only the folders of :func:`visible_folders`; if one of
+        them holds a folder to protect (say, a virtual environment made in the home folder's
+        root), confining is refused rather than showing it.
+    environment : Environment or None
+        The environment to check the folders of (default: no support files).
+
+    Returns
+    -------
+    str or None
+        A sentence saying what is missing and how to get it.
+    """
+    found = _probe()
+    if found:
+        return found
+    protect = [Path.home(), Path(tempfile.gettempdir()), *protect]
+    for folder in visible_folders(environment or Environment()):
+        for protected in protect:
+            if _covers(folder, Path(protected)):
+                return (f"a confined worker would see {protected} through {folder}, which it needs "
+                        f"(the interpreter, its packages or the support files): keep {protected} outside it")
+    return None

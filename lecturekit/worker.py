@@ -1,0 +1,271 @@
+"""The grading worker: the process that runs a student's code, and the zygote that forks it.
+
+This file runs as a script, ``python worker.py CONTROL_FD``, never as part of the package: in the
+sandbox (:mod:`lecturekit.isolation`) it is bound read-only at ``/grader/worker.py`` beside
+``plain_data.py``, the only other module it needs, so that a worker runs even where ``lecturekit``
+is hidden from it (a question that bans the package).
+
+**The zygote.** It imports IPython and the scientific stack once (:data:`PRELOAD`), then waits for
+requests from the grader on a Unix socket (``CONTROL_FD``): ``spawn`` forks a fresh worker with the
+socket it was sent, ``reset`` ends the worker and everything it started. Forking from a process
+that has already imported NumPy, SciPy and Matplotlib is what makes a worker cheap. No student
+code ever runs in the zygote; it is not dumpable, so a worker cannot trace it or read its memory.
+
+When the zygote is the sandbox's only tenant (``--isolated``: its own PID namespace, private
+writable file systems), ``reset`` kills every process of the sandbox but itself and its init, then
+compares what the writable folders and System V IPC hold with what they held when the zygote
+was ready, and reports the sandbox ``clean`` or not. The grader reuses a clean sandbox for the
+next submission and throws away any other: nothing a submission leaves behind (a process, a file,
+a shared-memory segment) can reach the next.
+
+**The worker.** It runs notebook cells in an IPython shell and answers three requests over its
+socket: run this cell, what is this name (a value, as plain data, or a function), and call this
+function with these arguments. Its messages are a big-endian 8-byte length and that many bytes of
+JSON. See :mod:`lecturekit.sandbox` for the grader's side.
+
+Derived for the grading pipeline described in the instructor guide; not part of the lecture.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import random
+import resource
+import signal
+import socket
+import struct
+import sys
+import time
+
+if __package__:  # imported as lecturekit.worker (documentation, tests)
+    from lecturekit.plain_data import decode, encode
+else:  # run as a script: plain_data.py is beside this file (/grader in the sandbox)
+    from plain_data import decode, encode
+
+HEADER = struct.Struct("!Q")
+# Imported by the zygote, before any worker exists (and so never counted in a cell's time).
+PRELOAD = ("numpy", "scipy", "scipy.stats", "scipy.optimize", "scipy.special", "scipy.sparse",
+           "scipy.linalg", "matplotlib", "matplotlib.pyplot")
+# What a worker may write, and so what must look as it did when the zygote was ready.
+WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue")
+IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
+PR_SET_DUMPABLE = 4
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+def serve(channel: socket.socket, shell) -> None:  # pragma: no cover - runs in the worker process
+    """Answer the grader's requests on ``channel`` until it closes (see the module docstring)."""
+    namespace = shell.user_ns
+
+    def receive() -> dict:
+        (size,) = HEADER.unpack(read_exactly(HEADER.size))
+        return json.loads(read_exactly(size))
+
+    def read_exactly(size: int) -> bytes:
+        data = bytearray()
+        while len(data) < size:
+            chunk = channel.recv(min(size - len(data), 1 << 20))
+            if not chunk:
+                raise SystemExit(0)
+            data += chunk
+        return bytes(data)
+
+    def send(reply: dict) -> None:
+        data = json.dumps(reply).encode()
+        channel.sendall(HEADER.pack(len(data)) + data)
+
+    def failure(error: BaseException) -> dict:
+        status = "memory" if isinstance(error, MemoryError) else "error"
+        return {"status": status, "detail": type(error).__name__}
+
+    channel.sendall(HEADER.pack(0))  # ready: an empty message
+    while True:
+        request = receive()
+        try:
+            if request["op"] == "run":
+                result = shell.run_cell(request["source"], store_history=False, silent=True)
+                error = result.error_before_exec or result.error_in_exec
+                send(failure(error) if error is not None else {"status": "ok"})
+            elif request["op"] == "lookup":
+                name = request["name"]
+                if name not in namespace:
+                    send({"status": "ok", "value": encode(("missing", None))})
+                elif callable(namespace[name]):
+                    send({"status": "ok", "value": encode(("function", None))})
+                else:
+                    send({"status": "ok", "value": encode(("value", namespace[name]))})
+            elif request["op"] == "call":
+                function = namespace.get(request["name"])
+                args, kwargs = decode(request["args"]), decode(request["kwargs"])
+                try:
+                    value = function(*args, **kwargs)
+                except BaseException as error:  # noqa: BLE001 - the student's code, whatever it raised
+                    send(failure(error))
+                    continue
+                send({"status": "ok", "value": encode(value)})
+        except Exception as error:  # noqa: BLE001 - e.g. an answer too large to encode, or no memory left
+            send(failure(error))
+
+
+def become_worker(channel_fd: int, memory_bytes: int, shell) -> None:  # pragma: no cover - forked child
+    """In a child just forked from the zygote: shed the zygote's resources, set limits, then serve."""
+    os.setsid()
+    for number in range(1, signal.NSIG):
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    os.closerange(3, channel_fd)
+    os.closerange(channel_fd + 1, os.sysconf("SC_OPEN_MAX"))
+    resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    random.seed()  # as a fresh process would be: not the zygote's state, shared by every worker
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed()
+    serve(socket.socket(fileno=channel_fd), shell)
+
+
+# --------------------------------------------------------------------------- the zygote
+
+
+def make_shell():
+    """An IPython shell with no history (no database file, no thread), as every worker starts."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    return InteractiveShell.instance(config=config)
+
+
+def preload(banned: list[str]) -> None:
+    """Import :data:`PRELOAD`, except what a question bans (which the sandbox hides anyway)."""
+    for module in PRELOAD:
+        if any(module == b or module.startswith(b + ".") for b in banned):
+            continue
+        try:
+            __import__(module)
+        except Exception:  # noqa: BLE001 - e.g. a module that needs a banned one: a worker imports it if it can
+            pass
+
+
+def snapshot() -> tuple:
+    """What a worker could have left behind: every entry of the writable folders, and IPC objects."""
+    entries = []
+    for top in (os.getcwd(), *WRITABLE):
+        if not os.path.isdir(top):
+            continue
+        for folder, dirs, files in os.walk(top, onerror=_raise):
+            for name in dirs + files:
+                info = os.lstat(os.path.join(folder, name))
+                entries.append((folder, name, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino))
+    tables = []
+    for table in IPC_TABLES:
+        try:
+            with open(table) as handle:
+                tables.append(len(handle.read().splitlines()))
+        except OSError:
+            tables.append(-1)
+    return tuple(sorted(entries)), tuple(tables)
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+def others(own: set[int]) -> list[int]:
+    """The processes of this PID namespace but ``own`` (the zygote and the sandbox's init)."""
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in own]
+
+
+def end_everything(isolated: bool, worker: int | None) -> bool:
+    """Kill the worker and all it started; True when no process but the zygote and its init is left."""
+    if not isolated:
+        if worker is not None:
+            try:
+                os.killpg(worker, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        _reap()
+        return True
+    own = {1, os.getpid()}
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        try:
+            os.kill(-1, signal.SIGKILL)  # every process of the namespace but init and the caller
+        except ProcessLookupError:
+            pass
+        _reap()
+        if not others(own):
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def zygote(control_fd: int, isolated: bool, banned: list[str]) -> None:  # pragma: no cover - sandboxed
+    """Import the stack, say ready, then spawn and reset workers on request (see the module docstring)."""
+    if isolated and not (os.getpid() == 2 and os.getppid() == 1):  # kill(-1) must never reach the host
+        raise SystemExit("an isolated zygote must run in a PID namespace of its own, under bubblewrap's init")
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
+                   signal.SIGPIPE, signal.SIGALRM, signal.SIGQUIT):
+        signal.signal(number, signal.SIG_IGN)
+    control = socket.socket(fileno=control_fd)
+    shell = make_shell()
+    preload(banned)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):  # the grader reads what the start printed; workers print to nothing
+        os.dup2(null, fd)
+    baseline = snapshot() if isolated else None
+    worker = None
+    control.send(json.dumps({"ready": True, "banned": [b for b in banned if b in sys.modules]}).encode())
+    while True:
+        message, fds, _, _ = socket.recv_fds(control, 4096, 1)
+        if not message:
+            return
+        request = json.loads(message)
+        alone = end_everything(isolated, worker)
+        worker = None
+        if request["op"] == "spawn":
+            (channel,) = fds
+            if not alone:
+                os.close(channel)
+                control.send(json.dumps({"pid": None}).encode())
+                continue
+            pid = os.fork()
+            if pid == 0:
+                try:
+                    control.close()
+                    become_worker(channel, int(request["memory"]), shell)
+                finally:
+                    os._exit(0)
+            os.close(channel)
+            worker = pid
+            control.send(json.dumps({"pid": pid}).encode())
+        elif request["op"] == "reset":
+            try:
+                clean = alone and isolated and snapshot() == baseline
+            except OSError:
+                clean = False
+            control.send(json.dumps({"clean": clean}).encode())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.path[0] = os.getcwd()  # the working folder, as a notebook's kernel has it; not this file's folder
+    zygote(int(sys.argv[1]), "--isolated" in sys.argv[2:],
+           [a.split("=", 1)[1] for a in sys.argv[2:] if a.startswith("--ban=")])

@@ -1,0 +1,151 @@
+"""The confined grading worker sees an allowlist of the machine (lecturekit.isolation, lecturekit.worker).
+
+These tests start workers as the grader does (a zygote in a bubblewrap sandbox, a worker forked per
+submission) and look at the machine from inside one: what its file system holds, which processes
+and network it has, what it can write, which modules a question's environment lets it import, and
+what a submission leaves for the next one. tests/test_grader.py grades whole hostile submissions.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from lecturekit import isolation
+from lecturekit.isolation import Environment
+from lecturekit.sandbox import IsolationUnavailable, Sandbox, WorkerPool
+
+PROBE = f"""
+import os, socket, sys
+top = sorted(os.listdir('/'))
+home = sorted(os.listdir(os.path.expanduser('~')))
+temporary = sorted(os.listdir('/tmp'))
+processes = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+me = os.getpid()
+seen = [p for p in ({str(ROOT / 'README.md')!r}, {str(ROOT / '.git')!r}, {str(Path.home())!r} + '/.cache')
+        if os.path.exists(p)]
+written = []
+for path in ('/usr/x', sys.prefix + '/x', 'lecturekit/x', 'data/x', '/x', '/dev/x', '/grader/x'):
+    try:
+        open(path, 'w').close()
+        written.append(path)
+    except OSError:
+        pass
+open('/tmp/scratch', 'w').write('a private /tmp can be written')
+open('notes.txt', 'w').write('so can the working folder')
+try:
+    socket.create_connection(('192.0.2.1', 80), timeout=2)
+    network = True
+except OSError:
+    network = False
+capabilities = [line.split()[1] for line in open('/proc/self/status') if line.startswith('CapEff')][0]
+"""
+
+
+@pytest.fixture(scope="module")
+def support(tmp_path_factory) -> Path:
+    """A support folder as the autograder zip's files/ holds it: lecturekit/ and data/."""
+    folder = tmp_path_factory.mktemp("support")
+    for name in ("lecturekit", "data"):
+        (folder / name).symlink_to(ROOT / name)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with WorkerPool("required", [ROOT]) as workers:
+        yield workers
+
+
+def values(sandbox: Sandbox, source: str, names: list[str]) -> dict:
+    outcome = sandbox.run(source, 30)
+    assert outcome.status == "ok", outcome
+    found = {}
+    for name in names:
+        looked = sandbox.lookup(name, 30)
+        assert looked.status == "ok" and looked.value[0] == "value", (name, looked)
+        found[name] = looked.value[1]
+    return found
+
+
+def test_a_confined_worker_sees_only_its_allowlist(pool, support):
+    sandbox = Sandbox(pool.zygote(Environment(support)))
+    try:
+        sandbox.start()
+        seen = values(sandbox, PROBE, ["top", "home", "temporary", "processes", "me", "seen", "written",
+                                       "network", "capabilities"])
+    finally:
+        sandbox.close()
+    interpreter = isolation.interpreter_folders()
+    allowed = {"bin", "dev", "etc", "grader", "home", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp", "usr"}
+    assert set(seen["top"]) <= allowed | {folder.parts[1] for folder in interpreter}, seen["top"]
+    assert {"lecturekit", "data"} <= set(seen["home"]) <= {"lecturekit", "data", ".ipython", ".config", ".cache"}, seen["home"]
+    under_tmp = {f.parts[2] for f in interpreter if f.parts[1] == "tmp"}  # a virtual environment in /tmp (CI)
+    assert set(seen["temporary"]) <= under_tmp, seen["temporary"]
+    # Its own PID namespace: bubblewrap's init, the zygote, and the worker itself.
+    assert seen["me"] in seen["processes"] and len(seen["processes"]) <= 3, seen["processes"]
+    assert seen["seen"] == [] and seen["written"] == [], (seen["seen"], seen["written"])
+    assert seen["network"] is False and int(seen["capabilities"], 16) == 0
+
+
+@pytest.mark.parametrize("banned, fails, works", [
+    (("lecturekit",), "import lecturekit.estimation", "import scipy.stats"),
+    (("scipy.stats",), "from scipy import stats", "import scipy, scipy.linalg, lecturekit"),
+])
+def test_a_question_environment_can_ban_a_module(pool, support, banned, fails, works):
+    sandbox = Sandbox(pool.zygote(Environment(support, banned)))
+    try:
+        sandbox.start()
+        assert sandbox.run(works, 30).status == "ok"
+        refused = sandbox.run(fails, 30)
+        assert (refused.status, refused.detail) == ("error", "ModuleNotFoundError"), refused
+        assert sandbox.run(f"import sys\nassert {banned[0]!r} not in sys.modules", 30).status == "ok"
+    finally:
+        sandbox.close()
+    unbanned = Sandbox(pool.zygote(Environment(support)))
+    try:
+        unbanned.start()
+        assert unbanned.run(fails, 30).status == "ok"
+    finally:
+        unbanned.close()
+
+
+def test_a_submission_leaves_nothing_for_the_next(pool, support):
+    zygote = pool.zygote(Environment(support))
+    first = Sandbox(zygote)
+    first.start()
+    assert first.run("x = 1", 30).status == "ok"
+    first.close()
+    kept = zygote.process.pid  # a clean sandbox is kept for the next submission
+    second = Sandbox(zygote)
+    second.start()
+    assert zygote.process.pid == kept
+    leave = ("import subprocess\nsubprocess.Popen(['sleep', '987654'], start_new_session=True)\n"
+             "open('/tmp/left-behind', 'w').write('for the next submission')")
+    assert second.run(leave, 30).status == "ok"
+    second.close()
+    assert zygote.process is None  # a file was left: the sandbox is thrown away
+    assert subprocess.run(["pgrep", "-f", "sleep 987654"], capture_output=True).returncode == 1
+    third = Sandbox(zygote)
+    try:
+        third.start()
+        assert third.run("import os\nassert not os.path.exists('/tmp/left-behind')", 30).status == "ok"
+    finally:
+        third.close()
+
+
+def test_confinement_is_refused_where_it_would_show_a_protected_folder():
+    inside = Path(sys.prefix) / "lib"
+    assert "would see" in isolation.problem([inside])
+    assert isolation.problem([ROOT]) is None
+
+
+def test_unconfined_workers_are_explicit_and_cannot_ban(support):
+    with WorkerPool("off") as unconfined:
+        assert not unconfined.isolated
+        with pytest.raises(IsolationUnavailable):
+            unconfined.zygote(Environment(support, ("lecturekit",)))
