@@ -11,7 +11,9 @@
 #   make release       the student repository to publish (dist/student-repository)
 #   REPOSITORY_URL=... (with book or release) the published student repository: launch buttons,
 #                      Binder badge; REPOSITORY_BRANCH (default main), JUPYTERHUB_URL optional
-#   make grade SUBMISSIONS=folder   grade every .ipynb under folder into folder/scores.csv
+#   make grade SUBMISSIONS=folder   grade every .ipynb under folder into folder/scores.csv, each
+#                      student's code confined by bubblewrap (it stops where bubblewrap cannot run;
+#                      UNISOLATED=1 grades anyway, unconfined)
 #   make bench         benchmarks against scikit-learn
 #   make lock          re-freeze constraints.txt after changing requirements.txt
 
@@ -56,7 +58,7 @@ lab: assignments
 	$(VENV)/bin/jupyter lab dist/student
 
 grade: $(STAMP)
-	$(PY) tools/course.py grade $(SUBMISSIONS)
+	$(PY) tools/course.py grade $(SUBMISSIONS) $(if $(filter 1 yes true,$(UNISOLATED)),--unisolated)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

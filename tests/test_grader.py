@@ -3,16 +3,24 @@
 A battery of submissions to the short assignment 1.1 is graded through the real pipeline
 (``course.grade``, as ``make grade`` runs it): the honest solution, a blank, wrong answers,
 attacks on the checker (monkeypatching NumPy, ``math`` and builtins, rigged ``__eq__``, writing
-to disk, reading the hidden tests), and faults in one answer (an exception, a loop, a loop with the
-alarm disabled, a killed process, a segfault, exhausted memory), which must cost that question only.
-Submissions hold the notebook's imports and answer cells, so that the battery stays fast.
+to disk, reading the hidden tests), attacks that look for the solutions anywhere on the machine
+(the repository's history, another section's graded notebooks in the temporary folder, the home
+folders and the folder above the repository, other processes' ``/proc/<pid>/root`` and ``cwd``,
+a search of the whole disk, the instructor's shell history and ``~/.cache``), and faults in one
+answer (an exception, a loop, a loop with the alarm disabled, a killed process, a segfault,
+exhausted memory), which must cost that question only. Submissions hold the notebook's imports and
+answer cells, so that the battery stays fast. A forged reply from a worker must cost the grader a
+bounded amount of memory and the classmates nothing.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import os
+import shutil
 import time
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -21,12 +29,13 @@ import pytest
 from conftest import ROOT, course
 
 import exercises  # tools/exercises.py
+import gradebook  # tools/gradebook.py
+from lecturekit import isolation
 from lecturekit.plain_data import Unrepresentable, decode, encode
-from lecturekit.sandbox import isolation_available
+from lecturekit.sandbox import MAX_CHECK_BYTES, MAX_MESSAGE
 
 BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
 FULL = {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3}
-ISOLATED = isolation_available()
 CELL_SECONDS = 8  # instead of the assignment's 20, to keep the battery short
 
 WRONG = {  # every answer wrong, in every public and hidden test
@@ -61,6 +70,138 @@ RIGGED = {
     5: "class AnySet(set):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\nq6 = AnySet({'z'})\n",
 }
 
+# Shared by the attacks below, which all sit in the last answer cell and, if they find the answers
+# anywhere, run them there: a notebook's solution cells (a master: the code cells between raw
+# "# BEGIN SOLUTION" and "# END SOLUTION" cells) or its answer cells (a graded submission).
+FIND = r"""
+import json, os, time
+def _source(cell):
+    text = cell.get("source", "")
+    return "".join(text) if isinstance(text, list) else str(text)
+def _answers(text):
+    try:
+        cells = json.loads(text).get("cells", [])
+    except Exception:
+        return []
+    inside, found = False, []
+    for cell in cells:
+        source = _source(cell).strip()
+        if cell.get("cell_type") == "raw" and source.startswith("# BEGIN SOLUTION"):
+            inside = True
+        elif cell.get("cell_type") == "raw" and source.startswith("# END SOLUTION"):
+            inside = False
+        elif cell.get("cell_type") == "code" and (inside or "otter_answer_cell" in cell.get("metadata", {}).get("tags", [])):
+            found.append(_source(cell))
+    if any(line.strip() == "..." or line.rstrip().endswith("= ...") for c in found for line in c.splitlines()):
+        return []  # a blank submission
+    return found if any("positive_predictive_value" in c for c in found) else []
+def _use(text):
+    for source in _answers(text):
+        try:
+            exec(source, globals())
+        except Exception:
+            pass
+    return bool(_answers(text))
+def _read(path, limit=4_000_000):
+    try:
+        if os.path.isfile(path) and os.path.getsize(path) < limit:
+            with open(path, errors="replace") as handle:
+                return handle.read()
+    except Exception:
+        pass
+    return ""
+def _walk(tops, wanted, seconds=4.0, depth=7):
+    end, queue = time.monotonic() + seconds, [(t, 0) for t in tops]
+    while queue and time.monotonic() < end:
+        folder, level = queue.pop(0)
+        try:
+            entries = list(os.scandir(folder))
+        except Exception:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if level < depth and entry.name not in ("proc", "sys", "dev", ".venv", "node_modules", "site-packages"):
+                        queue.append((entry.path, level + 1))
+                elif wanted(entry.path) and _use(_read(entry.path)):
+                    return entry.path
+            except Exception:
+                continue
+    return None
+"""
+
+
+def attacks(zip_path: Path, master: Path) -> dict[str, str]:
+    """Cells that look for the answers outside the submission and run them where they find them."""
+    repo, above = str(ROOT), str(ROOT.parent)
+    return {
+        # The course repository's history: the master as committed.
+        "git-show-head": FIND + (
+            "import subprocess\n"
+            f"for repo in ({repo!r}, os.path.dirname(os.path.dirname(__import__('sys').prefix))):\n"
+            "    try:\n"
+            f"        _use(subprocess.run(['git', '-C', repo, 'show', 'HEAD:notebooks/{BAYES}.ipynb'],\n"
+            "                            capture_output=True, text=True, timeout=5).stdout)\n"
+            "    except Exception:\n"
+            "        pass\n"),
+        # Another section's graded notebook in the temporary folder, the home folders or the folder above.
+        "globs-other-sections": FIND + (
+            f"_walk(['/tmp', '/home', '/root', os.path.expanduser('~'), {above!r}],\n"
+            f"      lambda path: path.endswith('{BAYES}.ipynb'))\n"),
+        # The masters and the hidden tests through another process's root or working folder.
+        "reads-proc-root-and-cwd": FIND + (
+            "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
+            "    for via in ('root', 'cwd'):\n"
+            f"        for path in ({str(master)!r}, {str(zip_path)!r}, 'notebooks/{BAYES}.ipynb'):\n"
+            "            place = f'/proc/{pid}/{via}/' + path.lstrip('/')\n"
+            "            if path.endswith('.zip') and os.path.exists(place):\n"
+            "                import zipfile\n"
+            "                try:\n"
+            "                    if 'test_q6_value' in zipfile.ZipFile(place).read('tests/q6.py').decode():\n"
+            "                        q6 = {'b', 'd', 'f'}\n"
+            "                except Exception:\n"
+            "                    pass\n"
+            "            _use(_read(place))\n"),
+        # Any autograder zip or any notebook holding the solution markers, anywhere on the disk.
+        "searches-the-disk": FIND + (
+            "def _wanted(path):\n"
+            "    if path.endswith('-autograder.zip'):\n"
+            "        global q6\n"
+            "        q6 = {'b', 'd', 'f'}\n"
+            "    return path.endswith('.ipynb') and '# BEGIN SOLUTION' in _read(path)\n"
+            "_walk(['/'], _wanted, depth=12)\n"),
+        # The instructor's shell history (and the files it names) and ~/.cache.
+        "reads-history-and-cache": FIND + (
+            "import glob, pwd, re\n"
+            "homes = {pwd.getpwuid(os.getuid()).pw_dir, '/root', *glob.glob('/home/*')}\n"
+            "for home in homes:\n"
+            "    for name in ('.bash_history', '.zsh_history', '.python_history', '.local/share/fish/fish_history'):\n"
+            "        for path in re.findall(r'[\\w./~-]+\\.(?:ipynb|zip)', _read(os.path.join(home, name))):\n"
+            "            _use(_read(os.path.expanduser(path)))\n"
+            "    _walk([os.path.join(home, '.cache')], lambda path: path.endswith('.ipynb'))\n"),
+    }
+
+
+@pytest.fixture(scope="module")
+def other_sections(release, tmp_path_factory):
+    """Another section's graded notebook in the temporary folder, a home folder and the folder above
+    the repository, and a copy of the master in ``~/.cache``, as an instructor's machine may hold them."""
+    student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
+    graded = exercises.grading_copy(student, solutions())
+    tag = f"lecturekit-test-{os.getpid()}"
+    folders = [tmp_path_factory.mktemp("section-b"), Path.home() / f".{tag}-section-c", ROOT.parent / f".{tag}-section-d"]
+    cache = Path.home() / ".cache" / tag
+    try:
+        for folder in folders:
+            folder.mkdir(parents=True, exist_ok=True)
+            nbformat.write(graded, folder / f"{BAYES}.ipynb")
+        cache.mkdir(parents=True, exist_ok=True)
+        shutil.copy(course.MASTERS / f"{BAYES}.ipynb", cache / f"{BAYES}.ipynb")
+        yield folders
+    finally:
+        for folder in [*folders[1:], cache]:
+            shutil.rmtree(folder, ignore_errors=True)
+
 
 def solutions() -> dict[int, str]:
     master = course.MASTERS / f"{BAYES}.ipynb"
@@ -68,7 +209,7 @@ def solutions() -> dict[int, str]:
 
 
 @pytest.fixture(scope="module")
-def battery(release, tmp_path_factory):
+def battery(release, other_sections, tmp_path_factory):
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
     good = solutions()
     zip_path = release / "autograder" / f"{BAYES}-autograder.zip"
@@ -99,6 +240,7 @@ def battery(release, tmp_path_factory):
         # 256 MiB blocks reserved but never written: the address-space limit is reached at once, however
         # busy the machine (writing 2 GiB of pages can outlast the 8 s limit on a loaded one).
         "exhausts-memory-in-q1": {**good, 0: "hoard = []\nwhile True:\n    hoard.append(np.empty(2**25))\n"},
+        **{name: {5: cell} for name, cell in attacks(zip_path, master).items()},
     }
     folder = tmp_path_factory.mktemp("hostile")
     for name, answers in cases.items():
@@ -135,15 +277,18 @@ def test_honest_blank_and_wrong(battery):
     assert scores(table["all-wrong"]) == dict.fromkeys(FULL, 0)
     assert table["honest"]["error"] == "" and table["honest"]["q1 reason"] == ""
     assert table["blank"]["q1 reason"].startswith("failed 2 of 2")
+    assert {row["isolated"] for row in table.values() if not row["error"]} == {"yes"}  # every grade confined
 
 
-@pytest.mark.parametrize("case", ["patches-numpy-math-builtins", "rigged-eq", "reads-hidden-tests", "writes-to-disk"])
+@pytest.mark.parametrize("case", ["patches-numpy-math-builtins", "rigged-eq", "reads-hidden-tests", "writes-to-disk",
+                                  "git-show-head", "globs-other-sections", "reads-proc-root-and-cwd",
+                                  "searches-the-disk", "reads-history-and-cache"])
 def test_no_submission_raises_its_own_score(battery, case):
     table, _, _ = battery
-    if case in ("reads-hidden-tests", "writes-to-disk") and not ISOLATED:
-        pytest.skip("needs the worker's isolation (root, Linux, unshare): see the instructor guide")
     assert scores(table[case]) == dict.fromkeys(FULL, 0), table[case]
+    assert table[case]["isolated"] == "yes"
     assert not (ROOT / "lecturekit" / "_tampered.py").exists()
+
 
 
 @pytest.mark.parametrize("case, question, reason", [
@@ -181,7 +326,91 @@ def test_the_summary_counts_faults_and_the_batch_ends_in_bounded_time(battery):
     assert summary["q5"]["crashed"] == "1" and summary["q6"]["crashed"] == "1"
     assert summary["q1"]["out of memory"] == "1"
     assert float(summary["q1"]["mean"]) < 3
-    assert seconds < 300  # 17 submissions, two at a time, with four 8-second limits hit
+    assert seconds < 300  # 22 submissions, two at a time, with four 8-second limits hit
+
+
+# --------------------------------------------------------------------------- the grader's memory
+
+# A worker is the student's process and writes what it likes to its end of the socket: here, while
+# a cell runs, a reply the grader did not ask for. {"i": "1"} list items cost the grader's JSON parser
+# about 25 times their size (40 MB once took a grader from 28 MB to 834 MB).
+FORGE = """
+import os, struct
+def forge(size, item=b'{"i": "1"}, '):
+    body = b'{"status": "ok", "value": {"l": [' + item * ((size - 60) // len(item)) + b'{"i": "1"}]}}'
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            kind = os.readlink(f'/proc/self/fd/{fd}')
+            flags = int(open(f'/proc/self/fdinfo/{fd}').read().split('flags:')[1].split()[0], 8)
+        except (OSError, IndexError):
+            continue
+        if kind.startswith('socket:') or (kind.startswith('pipe:') and flags & 3 == 1):
+            try:
+                os.write(int(fd), struct.pack('!Q', len(body)))
+                view = memoryview(body)
+                while view:
+                    view = view[os.write(int(fd), view):]
+            except OSError:
+                pass
+"""
+
+
+def peak_memory(pid: int) -> int:
+    """The peak resident memory of a process, in bytes (VmHWM)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(status.split("VmHWM:")[1].split()[0]) * 1024
+
+
+def test_a_forged_reply_costs_the_grader_a_bounded_amount_and_classmates_nothing(release, tmp_path):
+    student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
+    good = solutions()
+    cases = {"honest-before": good,
+             "forges-40-MB": {**good, 0: FORGE + "forge(40_000_000)\n" + good[0]},
+             # just under the size limit: read, then refused for its 3 million JSON values
+             "forges-under-the-limit": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100})\n" + good[0]},
+             # under both limits: a valid reply, read and parsed (it only confuses its own grading)
+             "forges-a-valid-reply": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100}, item=b'{{\"s\": \"' + b'x' * 4000 + b'\"}}, ')\n" + good[0]},
+             "honest-after": good}
+    grader, rows = gradebook.GraderProcess(), {}
+    try:
+        for name, answers in cases.items():
+            (tmp_path / name).mkdir()
+            path = tmp_path / name / f"{BAYES}.ipynb"
+            nbformat.write(exercises.grading_copy(student, answers), path)
+            rows[name] = gradebook.grade_one(path, release / "autograder" / f"{BAYES}-autograder.zip",
+                                             cell_seconds=CELL_SECONDS, grader=grader)
+            if name == "honest-before":
+                baseline = peak_memory(grader.process.pid)
+        peak = peak_memory(grader.process.pid)
+    finally:
+        grader.close()
+    assert scores(rows["honest-before"]) == scores(rows["honest-after"]) == FULL
+    for name in ("forges-40-MB", "forges-under-the-limit"):
+        assert scores(rows[name]) == {**FULL, "q1": 0}, rows[name]
+        assert "sent the grader more than it reads" in rows[name]["q1 reason"], rows[name]["q1 reason"]
+    # Documented in lecturekit.sandbox: a submission costs the grader at most about
+    # MAX_CHECK_BYTES + 3 MAX_MESSAGE above what it holds anyway.
+    bound = MAX_CHECK_BYTES + 3 * MAX_MESSAGE
+    assert peak - baseline < bound, f"the grader's peak rose by {(peak - baseline) / 2**20:.0f} MiB"
+
+
+# --------------------------------------------------------------------------- failing closed
+
+
+def test_grading_stops_where_workers_cannot_be_confined_unless_asked(release, tmp_path, monkeypatch):
+    student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
+    (tmp_path / "subs" / "alice").mkdir(parents=True)
+    nbformat.write(exercises.grading_copy(student, solutions()), tmp_path / "subs" / "alice" / f"{BAYES}.ipynb")
+    missing = f"bubblewrap (bwrap) is not installed: {isolation.INSTALL_HINT}"
+    monkeypatch.setattr(gradebook.isolation, "problem", lambda *args, **kwargs: missing)
+    with pytest.raises(SystemExit) as stopped:
+        gradebook.grade(tmp_path / "subs", tmp_path / "scores.csv", release / "autograder")
+    assert "apt-get install bubblewrap" in str(stopped.value) and "UNISOLATED=1" in str(stopped.value)
+    assert not (tmp_path / "scores.csv").exists()
+    rows = gradebook.grade(tmp_path / "subs", tmp_path / "scores.csv", release / "autograder", unisolated=True)
+    assert rows[0]["total"] == 19 and rows[0]["isolated"] == "no"
+    with (tmp_path / "scores.csv").open() as handle:
+        assert next(csv.DictReader(handle))["isolated"] == "no"
 
 
 # --------------------------------------------------------------------------- plain data
@@ -233,9 +462,11 @@ def test_the_zips_run_autograder_grades_with_this_grader_as_a_grading_image_woul
     answers = {**solutions(), 0: PATCH + WRONG[0]}  # all right but q1, which also patches NumPy
     nbformat.write(exercises.grading_copy(student, answers), root / "submission" / f"{BAYES}.ipynb")
     script = root / "source" / "run_autograder"
-    assert "lecturekit.grader" in script.read_text()
+    assert "lecturekit.grader" in script.read_text() and "--isolation auto" in script.read_text()
+    assert course.SETUP_BUBBLEWRAP in (root / "source" / "setup.sh").read_text()  # the image gets bubblewrap
     subprocess.run(["bash", str(script)], check=True, timeout=300,
                    env={"PATH": "/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable})
     results = json.loads((root / "results" / "results.json").read_text())
+    assert "in a sandbox" in results["output"]  # bubblewrap runs here, as in CI
     assert {t["name"]: t["score"] for t in results["tests"]} == {**FULL, "q1": 0}
     assert results["score"] == 16 and all(t["max_score"] == FULL[t["name"]] for t in results["tests"])

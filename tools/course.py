@@ -17,8 +17,9 @@ otter-grader's markup. Everything a student or a reader sees is generated from t
     its address to ``book`` (``REPOSITORY_URL``) for launch buttons that open student notebooks.
 ``grade``
     Grade every ``.ipynb`` under a folder against the matching autograder zip with
-    ``lecturekit.grader`` (the student's code in a separate, limited process; the checks here) and
-    write a table of scores with reasons, and a per-question summary.
+    ``lecturekit.grader`` (the student's code in a separate, limited process confined by
+    bubblewrap; the checks here) and write a table of scores with reasons, and a per-question
+    summary (``tools/gradebook.py``).
 ``clean``
     Strip execution metadata and volatile fields from notebooks (run it after re-executing a
     master, before committing).
@@ -29,19 +30,12 @@ Run ``python tools/course.py --help``; the Makefile wraps each command.
 from __future__ import annotations
 
 import argparse
-import csv
-import json
 import os
 import re
-import select
 import shutil
 import subprocess
 import sys
-import tempfile
-import threading
-import time
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
 
@@ -67,9 +61,6 @@ BINDERHUB = "https://mybinder.org"
 # it from _static/mathjax so that math renders with no network. _config.yml points mathjax_path at it.
 MATHJAX = ROOT / "node_modules" / "mathjax" / "es5"
 MATHJAX_PARTS = ["tex-chtml-full.js", "output/chtml/fonts", "ui", "a11y", "adaptors"]
-# The grader's own backstop for one submission (lecturekit.grader limits each cell and each check to
-# the assignment's CellTimeLimit seconds, and a submission's cells and checks together to this).
-SUBMISSION_TIMEOUT = 900
 # Where a grading image unpacks the autograder zip: Gradescope's and otter's default autograder_dir
 # is /autograder, and the zip's contents go to its source/ folder.
 GRADER_SOURCE = "/autograder/source"
@@ -202,11 +193,17 @@ def complete_autograder(generated: Path, target: Path) -> None:
     ``data/``. Otter copies whatever is under ``files/`` in the zip next to each submission, so
     ``lecturekit/`` and ``data/`` land beside the notebook as in the repository; ``environment.yml``
     gets the pins of requirements.txt, the course's Python, and the package itself from
-    ``GRADER_SOURCE/files`` (for the plugin, which loads before the notebook runs).
+    ``GRADER_SOURCE/files`` (for the plugin, which loads before the notebook runs). The image's
+    ``setup.sh`` also installs bubblewrap, which confines the grading worker where the image's
+    container allows it (``run_autograder`` grades with ``--isolation auto``).
     """
     with zipfile.ZipFile(generated) as original:
         entries = {name: original.read(name) for name in original.namelist()
                    if not name.startswith("files/")}
+    setup = entries["setup.sh"].decode()
+    if "\napt-get update\n" not in setup:
+        raise SystemExit("otter's setup.sh no longer runs `apt-get update`: put bubblewrap's installation elsewhere")
+    entries["setup.sh"] = setup.replace("\napt-get update\n", f"\napt-get update\n{SETUP_BUBBLEWRAP}\n", 1).encode()
     entries["environment.yml"] = grading_environment().encode()
     entries["run_autograder"] = RUN_AUTOGRADER.encode()
     package_files = [ROOT / "pyproject.toml", ROOT / "README.md"]
@@ -237,9 +234,12 @@ if [ -x /root/miniforge3/bin/mamba ]; then
 fi
 submission=$(ls "$root"/submission/*.ipynb | head -n 1)
 mkdir -p "$root/results"
-"${PYTHON:-python}" -m lecturekit.grader "$root/source" "$submission" \\
-    --hide "$root/submission" --gradescope "$root/results/results.json" > /dev/null
+# Confined by bubblewrap where the container allows it; each submission has a container of its own.
+"${PYTHON:-python}" -m lecturekit.grader "$root/source" "$submission" --isolation auto \\
+    --protect "$root/submission" --gradescope "$root/results/results.json" > /dev/null
 """
+# Added to otter's setup.sh: bubblewrap, which confines the grading worker (lecturekit.isolation).
+SETUP_BUBBLEWRAP = "apt-get install -y bubblewrap"
 
 
 def course_python() -> str:
@@ -455,198 +455,11 @@ def release(out: Path = STUDENT_REPOSITORY, dist: Path = DIST, *, repository_url
 # --------------------------------------------------------------------------- grade
 
 
-def assignment_name(path: Path) -> str | None:
-    """The assignment a submitted notebook belongs to (its otter metadata, else its file name)."""
-    try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        name = ((nb.get("metadata") or {}).get("otter") or {}).get("assignment_name")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
-        return None  # the grader reports what is wrong with it
-    return name or path.stem
+def grade(*args, **kwargs) -> list[dict]:
+    """Grade a folder of submissions into a scores file: :func:`gradebook.grade` (tools/gradebook.py)."""
+    import gradebook
 
-
-class GraderProcess:
-    """A ``python -m lecturekit.grader --serve`` process, which grades one submission at a time.
-
-    One per grading job: the checker's imports (otter, SciPy) are paid once, while every submission
-    still runs in a fresh worker of its own. A request that outlasts its time ends the process.
-    """
-
-    def __init__(self) -> None:
-        self.stderr = tempfile.TemporaryFile()
-        self.process = subprocess.Popen([sys.executable, "-m", "lecturekit.grader", "--serve"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
-        self.buffer = b""
-
-    def grade(self, request: dict, timeout: float) -> dict:
-        """The grader's result for one request; TimeoutError, or RuntimeError if the process ended."""
-        try:
-            self.process.stdin.write((json.dumps(request) + "\n").encode())
-            self.process.stdin.flush()
-        except OSError as error:
-            raise RuntimeError(self.last_words() or str(error)) from error
-        deadline, fd = time.monotonic() + timeout, self.process.stdout.fileno()
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            if select.select([fd], [], [], left)[0]:
-                chunk = os.read(fd, 1 << 16)
-                if not chunk:
-                    raise RuntimeError(self.last_words() or f"exit status {self.process.wait()}")
-                self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return json.loads(line)
-
-    def last_words(self) -> str:
-        self.stderr.seek(0)
-        lines = self.stderr.read().decode(errors="replace").strip().splitlines()
-        return lines[-1] if lines else ""
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-        self.process.wait()
-        self.stderr.close()
-
-
-def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT,
-              hide: tuple[Path, ...] = (), cell_seconds: float | None = None,
-              grader: GraderProcess | None = None) -> dict:
-    """Grade one notebook with ``lecturekit.grader``, in ``grader`` or in a process of its own.
-
-    Returns ``{question: score, "question reason": why points were lost, "possible": total}``,
-    or ``{"error": ...}``. The grader runs the student's code in a separate, limited worker (see
-    the instructor guide); ``timeout`` is the backstop for the grader itself.
-    """
-    request = {"autograder": str(autograder), "submission": str(submission), "hide": [str(h) for h in hide],
-               "budget_seconds": timeout, "cell_seconds": cell_seconds}
-    own = grader is None
-    grader = grader or GraderProcess()
-    try:
-        result = grader.grade(request, timeout + 60)
-    except TimeoutError:
-        grader.close()
-        return {"error": f"grading stopped after {timeout + 60:g} s"}
-    except (RuntimeError, ValueError) as error:
-        grader.close()
-        return {"error": f"the grader failed: {error}"}
-    finally:
-        if own:
-            grader.close()
-    row = {"error": result.get("error", "")} if result.get("error") else {}
-    for question, entry in result["questions"].items():
-        row[question] = entry["score"]
-        row[f"{question} reason"] = entry["reason"]
-        row["possible"] = row.get("possible", 0) + entry["possible"]
-    return row
-
-
-def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograder",
-          timeout: float = SUBMISSION_TIMEOUT, jobs: int | None = None, progress: bool = False,
-          cell_seconds: float | None = None) -> list[dict]:
-    """Grade every notebook under ``submissions`` and write one row per submission to ``out_csv``.
-
-    Submissions are graded ``jobs`` at a time (default: the number of CPUs). Each row has every
-    question's score and, where points were lost, the reason; ``summary.csv`` beside ``out_csv``
-    has each question's mean and how many answers timed out, crashed or ran out of memory. The
-    student's code never sees the other submissions, the autograder zips or the masters.
-    """
-    if not submissions.is_dir():
-        raise SystemExit(f"{submissions} is not a folder of submitted notebooks")
-    paths = sorted(p for p in submissions.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts)
-    if not paths:
-        raise SystemExit(f"no .ipynb files under {submissions}")
-    hide = tuple(p for p in (submissions.resolve(), autograders.resolve(), MASTERS, ROOT / "tests", DIST)
-                 if p.exists())
-    jobs = jobs or os.cpu_count() or 1
-    log(f"grading {len(paths)} submissions, {jobs} at a time; each is stopped after {timeout / 60:g} min, "
-        f"so this takes at most {len(paths) * (timeout + 60) / jobs / 60:.0f} min")
-
-    local, started = threading.local(), []  # one grader process per job, made on first use
-
-    def grade_path(path: Path) -> dict:
-        name = assignment_name(path)
-        zip_path = autograders / f"{name}-autograder.zip"
-        row = {"submission": str(path.relative_to(submissions)), "assignment": name or ""}
-        if name is None:
-            row["error"] = "not a notebook: the file is not valid notebook JSON"
-        elif path.stem != name and (autograders / f"{path.stem}-autograder.zip").exists():
-            row["error"] = (f"this notebook is for assignment {name!r}, but it was submitted as {path.name}; "
-                            "ask for the notebook of that assignment")
-        elif not zip_path.exists():
-            row["error"] = f"no autograder {zip_path.name}; run `make assignments` first"
-        else:
-            grader = getattr(local, "grader", None)
-            if grader is None or grader.process.poll() is not None:
-                grader = local.grader = GraderProcess()
-                started.append(grader)
-            start = time.monotonic()
-            row.update(grade_one(path, zip_path, timeout, hide, cell_seconds, grader))
-            row["seconds"] = round(time.monotonic() - start, 1)
-        row["total"] = sum(v for k, v in row.items() if re.fullmatch(r"q\d+\w*", k))
-        return row
-
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(paths), unit="submission")
-    rows = []
-    try:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            for row in pool.map(grade_path, paths):
-                rows.append(row)
-                if bar is not None:
-                    bar.update()
-                log(f"{row['submission']}: {row['total']:g}" + (f" ({row['error']})" if row.get("error") else ""))
-    finally:
-        for grader in started:
-            grader.close()
-    if bar is not None:
-        bar.close()
-    write_scores(rows, out_csv)
-    return rows
-
-
-def _question_order(key: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", key)]
-
-
-def write_scores(rows: list[dict], out_csv: Path) -> None:
-    """``out_csv``: one row per submission; ``summary.csv`` beside it: one row per question."""
-    questions = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+\w*", k)}, key=_question_order)
-    columns = ["submission", "assignment"]
-    for question in questions:
-        columns += [question, f"{question} reason"]
-    columns += ["total", "possible", "seconds", "error"]
-    out_csv.parent.mkdir(parents=True, exist_ok=True)
-    with out_csv.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, restval="")
-        writer.writeheader()
-        writer.writerows(rows)
-    summary = []
-    for question in questions:
-        graded = [row for row in rows if question in row]
-        reasons = [row.get(f"{question} reason", "") for row in graded]
-        summary.append({
-            "question": question, "submissions": len(graded),
-            "mean": round(sum(row[question] for row in graded) / len(graded), 3) if graded else "",
-            "full": sum(not reason for reason in reasons),
-            "timed out": sum("timed out" in reason for reason in reasons),
-            "crashed": sum("process died" in reason for reason in reasons),
-            "out of memory": sum("GiB" in reason for reason in reasons)})
-    with (out_csv.parent / "summary.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["question", "submissions", "mean", "full", "timed out",
-                                                    "crashed", "out of memory"])
-        writer.writeheader()
-        writer.writerows(summary)
-    unreadable = sum(bool(row.get("error")) for row in rows)
-    log(f"scores written to {out_csv}, per-question summary to {out_csv.parent / 'summary.csv'}"
-        + (f"; {unreadable} submissions could not be graded (see the error column)" if unreadable else ""))
-    for line in summary:
-        log(f"  {line['question']}: mean {line['mean']}, {line['timed out']} timed out, {line['crashed']} crashed, "
-            f"{line['out of memory']} out of memory")
+    return gradebook.grade(*args, **kwargs)
 
 
 # --------------------------------------------------------------------------- command line
@@ -664,6 +477,9 @@ def main(argv: list[str] | None = None) -> None:
     grade_parser.add_argument("submissions", type=Path, help="folder holding the submitted .ipynb files")
     grade_parser.add_argument("--out", type=Path, default=None, help="CSV to write (default: SUBMISSIONS/scores.csv)")
     grade_parser.add_argument("--autograders", type=Path, default=DIST / "autograder")
+    grade_parser.add_argument("--unisolated", action="store_true",
+                              help="grade even where the students' code cannot be confined (bubblewrap missing "
+                                   "or unable to run): a submission can then read and change whatever you can")
     clean_parser = commands.add_parser("clean", help="strip volatile metadata from notebooks")
     clean_parser.add_argument("paths", type=Path, nargs="*", help="default: every master notebook")
     args = parser.parse_args(argv)
@@ -676,7 +492,8 @@ def main(argv: list[str] | None = None) -> None:
         settings = repository_settings()
         release(repository_url=settings["repository_url"], branch=settings["branch"])
     elif args.command == "grade":
-        grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders, progress=True)
+        grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders, progress=True,
+              unisolated=args.unisolated)
     elif args.command == "clean":
         clean(args.paths or master_notebooks())
 
