@@ -49,7 +49,7 @@ DIST = ROOT / "dist"
 BUILD = ROOT / "_build"
 BOOK_SOURCE = BUILD / "source"
 # Files and folders at the top of the repository that make up the website besides the notebooks.
-BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "instructor-guide.md", "where-next.md",
+BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "notation.md", "instructor-guide.md", "where-next.md",
               "bibliography.md", "logo.svg", "_ext"]
 ASSIGNMENT_MARKER = "# ASSIGNMENT CONFIG"
 # The student repository (see ``release``): what it holds besides the notebooks. Launch buttons and
