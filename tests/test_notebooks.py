@@ -76,7 +76,7 @@ def test_public_objects_have_docstrings_and_backlinks(name, obj):
     links = re.findall(r"notebooks/([\w.\-]+\.ipynb)", (module.__doc__ or "") + (doc or ""))
     # Grading support is course tooling and the data loaders are not derived anywhere; every model is.
     tooling = ("lecturekit.grading", "lecturekit.grader", "lecturekit.sandbox", "lecturekit.plain_data",
-               "lecturekit.isolation", "lecturekit.worker", "lecturekit.datasets")
+               "lecturekit.isolation", "lecturekit.worker", "lecturekit.symbolic", "lecturekit.datasets")
     if module.__name__ not in tooling and not links:
         # A module written ahead of its chapter may say "the chapter N notebooks" until they exist;
         # as soon as a notebook NN.MM-*.ipynb of that chapter exists, a real backlink is required.

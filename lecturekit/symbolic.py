@@ -1,0 +1,369 @@
+"""Symbolic answers: a derived formula entered as a SymPy expression and checked for equivalence.
+
+A derive question asks for the *result* of a derivation, in symbols the prompt names; the student
+enters it as a SymPy expression, and the check accepts any expression equal to the reference,
+however it is written (as PrairieLearn's symbolic inputs do). Two rules keep this safe:
+
+- **It crosses as data.** In the student's process the expression becomes its ``srepr`` text
+  (:func:`to_data`); on the grader's side :func:`parse` rebuilds it from a parse tree that may hold
+  nothing but calls of an allowlist of SymPy node names, numbers, strings for symbol names and
+  lists. Nothing is imported, looked up or evaluated by name, and every node is built with
+  ``evaluate=False``, so no arithmetic happens while parsing.
+- **It is compared by evaluation, never by simplification.** :func:`equivalent` evaluates the
+  answer and the reference at points the question chooses, in 30-digit arithmetic (mpmath), with a
+  guard on the size of every intermediate value: an expression built to explode (``10**10**10**9``)
+  is "not a number there", in microseconds. Two expressions that agree at a dozen random points
+  of a domain agree everywhere on it, except with probability zero (a nonzero analytic function
+  does not vanish on a set of positive measure).
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import mpmath
+import sympy
+
+__all__ = ["SymbolicAnswerError", "equivalent", "parse", "random_points", "to_data"]
+
+MAX_TEXT = 100_000
+MAX_NODES = 5_000
+MAX_DEPTH = 100
+MAX_DIGITS = 30  # integer literals
+DIGITS = 30  # working precision of the comparison
+HUGE = mpmath.mpf(10) ** 300  # larger intermediate values count as "not a number here"
+
+_CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo, "zoo": sympy.zoo, "nan": sympy.nan,
+              "I": sympy.I, "true": sympy.true, "false": sympy.false, "EulerGamma": sympy.EulerGamma}
+_OPERATIONS = {"Add": sympy.Add, "Mul": sympy.Mul, "Pow": sympy.Pow}
+_FUNCTIONS = {name: getattr(sympy, name) for name in (
+    "exp", "log", "Abs", "sign", "sin", "cos", "tan", "sinh", "cosh", "tanh", "gamma", "loggamma",
+    "digamma", "polygamma", "beta", "binomial", "factorial", "Max", "Min")}
+_CONTAINERS = {"Tuple", "ImmutableDenseMatrix", "MutableDenseMatrix", "ImmutableMatrix", "Matrix"}
+_ASSUMPTIONS = {"positive", "negative", "nonnegative", "nonpositive", "real", "integer", "finite",
+                "nonzero", "zero", "rational", "odd", "even", "prime", "extended_real", "complex"}
+_SYMBOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_{}^\\,']{0,40}")
+
+
+class SymbolicAnswerError(ValueError):
+    """The text is not a symbolic answer this module accepts (it says why)."""
+
+
+def to_data(expression: Any) -> dict:
+    """The crossing form of a SymPy expression: ``{"sympy": srepr}``.
+
+    Parameters
+    ----------
+    expression : sympy.Basic or sympy matrix
+        What the student's answer holds.
+
+    Returns
+    -------
+    dict
+        ``{"sympy": text}``; :func:`parse` rebuilds the expression from ``text``.
+    """
+    return {"sympy": sympy.srepr(expression)}
+
+
+def parse(text: str) -> Any:
+    """Rebuild a SymPy expression from its ``srepr`` text, accepting only an allowlist of nodes.
+
+    Parameters
+    ----------
+    text : str
+        ``sympy.srepr`` of an expression, a ``Tuple`` or a matrix of expressions.
+
+    Returns
+    -------
+    sympy.Basic or sympy.ImmutableMatrix
+        The expression, unevaluated (``evaluate=False`` throughout).
+
+    Raises
+    ------
+    SymbolicAnswerError
+        If the text is too long, too deep or too large, or holds anything but the allowed SymPy
+        nodes (Symbol, Integer, Rational, Float, Add, Mul, Pow, Tuple, a matrix, the constants
+        and the elementary and special functions listed in this module), numbers, symbol names
+        and lists.
+
+    Examples
+    --------
+    >>> a = sympy.Symbol("a", positive=True)
+    >>> parse(sympy.srepr((a - 1) / (a + 2)))
+    (a - 1)/(a + 2)
+    >>> parse("__import__('os')")
+    Traceback (most recent call last):
+    ...
+    lecturekit.symbolic.SymbolicAnswerError: a symbolic answer may not call '__import__'
+    """
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        raise SymbolicAnswerError(f"a symbolic answer is SymPy's srepr text of at most {MAX_TEXT:,} characters")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        raise SymbolicAnswerError(f"not the srepr of a SymPy expression ({type(error).__name__})") from None
+    nodes = sum(1 for _ in ast.walk(tree))
+    if nodes > MAX_NODES:
+        raise SymbolicAnswerError(f"the expression has {nodes:,} parts; at most {MAX_NODES:,} are accepted")
+    return _build(tree.body, 0)
+
+
+def _build(node: ast.AST, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise SymbolicAnswerError(f"the expression is nested more than {MAX_DEPTH} levels deep")
+    if isinstance(node, ast.Name):
+        if node.id in _CONSTANTS:
+            return _CONSTANTS[node.id]
+        raise SymbolicAnswerError(f"a symbolic answer may not name {node.id!r}")
+    if isinstance(node, ast.List):
+        return [_build(item, depth + 1) for item in node.elts]
+    if not isinstance(node, ast.Call):
+        raise SymbolicAnswerError(f"a symbolic answer may not contain {type(node).__name__} nodes")
+    if not isinstance(node.func, ast.Name):
+        raise SymbolicAnswerError("a symbolic answer may only call SymPy's node names (Add, Symbol, ...)")
+    name = node.func.id
+    if name == "Symbol":
+        return _symbol(node)
+    if node.keywords and name != "Float":
+        raise SymbolicAnswerError(f"{name} takes no keyword arguments in a symbolic answer")
+    if name == "Integer":
+        return sympy.Integer(_integer(_only(node, 1)[0]))
+    if name == "Rational":
+        p, q = (_integer(arg) for arg in _only(node, 2))
+        if q == 0:
+            raise SymbolicAnswerError("Rational with denominator 0")
+        return sympy.Rational(p, q)
+    if name == "Float":
+        return _float(node)
+    if name not in _OPERATIONS and name not in _FUNCTIONS and name not in _CONTAINERS:
+        raise SymbolicAnswerError(f"a symbolic answer may not call {name!r}")
+    args = [_build(arg, depth + 1) for arg in node.args]
+    if name in _OPERATIONS:
+        return _OPERATIONS[name](*args, evaluate=False)
+    if name in _FUNCTIONS:
+        try:
+            return _FUNCTIONS[name](*args, evaluate=False)
+        except (TypeError, ValueError) as error:
+            raise SymbolicAnswerError(f"{name}: {error}") from None
+    if name == "Tuple":
+        return sympy.Tuple(*args)
+    rows = _only(node, 1) and args[0]  # a matrix: one list of rows
+    if not (isinstance(rows, list) and rows and all(isinstance(r, list) and len(r) == len(rows[0]) for r in rows)):
+        raise SymbolicAnswerError("a matrix is a list of rows of equal length")
+    return sympy.ImmutableMatrix(rows)
+
+
+def _only(node: ast.Call, count: int) -> list[ast.AST]:
+    if len(node.args) != count:
+        raise SymbolicAnswerError(f"{node.func.id} takes {count} argument(s) in a symbolic answer")
+    return node.args
+
+
+def _integer(node: ast.AST) -> int:
+    negative = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+    value = node.operand if negative else node
+    if not (isinstance(value, ast.Constant) and type(value.value) is int):
+        raise SymbolicAnswerError("Integer and Rational take integer literals")
+    if len(str(value.value)) > MAX_DIGITS:
+        raise SymbolicAnswerError(f"integers of more than {MAX_DIGITS} digits are not accepted")
+    return -value.value if negative else value.value
+
+
+def _float(node: ast.Call) -> sympy.Float:
+    (value,) = _only(node, 1)
+    precision = {k.arg: k.value for k in node.keywords}
+    if set(precision) - {"precision"} or not isinstance(value, ast.Constant) or not isinstance(value.value, str):
+        raise SymbolicAnswerError("Float takes a decimal string and an optional precision")
+    bits = precision.get("precision", ast.Constant(53))
+    if not (isinstance(bits, ast.Constant) and type(bits.value) is int and 1 <= bits.value <= 200):
+        raise SymbolicAnswerError("a Float's precision is an integer number of bits up to 200")
+    if len(value.value) > 60:
+        raise SymbolicAnswerError("a Float is written with at most 60 characters")
+    try:
+        return sympy.Float(value.value, precision=bits.value)
+    except (TypeError, ValueError):
+        raise SymbolicAnswerError(f"not a decimal number: {value.value!r}") from None
+
+
+def _symbol(node: ast.Call) -> sympy.Symbol:
+    (name,) = _only(node, 1)
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and _SYMBOL_NAME.fullmatch(name.value)):
+        raise SymbolicAnswerError("a Symbol is named by a short string of letters, digits and _")
+    assumptions = {}
+    for keyword in node.keywords:
+        if keyword.arg not in _ASSUMPTIONS or not (
+                isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, bool)):
+            raise SymbolicAnswerError(f"Symbol assumption {keyword.arg!r} is not accepted")
+        assumptions[keyword.arg] = keyword.value.value
+    try:
+        return sympy.Symbol(name.value, **assumptions)
+    except Exception:  # inconsistent assumptions (positive=True, negative=True)
+        raise SymbolicAnswerError("the Symbol's assumptions contradict each other") from None
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def random_points(domains: Mapping[str, tuple[float, float]], count: int = 12, seed: int = 0) -> list[dict]:
+    """``count`` points, each symbol drawn uniformly from its interval.
+
+    Parameters
+    ----------
+    domains : mapping of str to (low, high)
+        Each symbol's name and the interval its values are drawn from.
+    count : int, default 12
+        Number of points.
+    seed : int, default 0
+        Seed of the draw, so that a check is the same on every run.
+
+    Returns
+    -------
+    list of dict
+        ``[{name: value, ...}, ...]``, values as exact decimal strings of 12 digits.
+    """
+    draw = random.Random(seed)
+    return [{name: f"{draw.uniform(low, high):.12g}" for name, (low, high) in domains.items()}
+            for _ in range(count)]
+
+
+def equivalent(answer: Any, expected: Any, points: Iterable[Mapping[str, Any]],
+               *, rtol: float = 1e-9) -> tuple[bool, str]:
+    """Whether ``answer`` equals ``expected`` at every point, and if not, why.
+
+    Both are evaluated at each point in 30-digit arithmetic; points where the reference is not a
+    finite real number are skipped. Symbols are matched by name, so an answer whose symbols carry other
+    assumptions than the reference's still compares.
+
+    Parameters
+    ----------
+    answer : sympy expression, Tuple or matrix
+        The student's answer (from :func:`parse`, or built directly).
+    expected : sympy expression, Tuple or matrix
+        The reference, of the same shape.
+    points : iterable of mapping of str to number
+        Values of the symbols (names as in the prompt), for instance from :func:`random_points`.
+    rtol : float, default 1e-9
+        Relative tolerance at each point (absolute where the reference is below 1 in size).
+
+    Returns
+    -------
+    (bool, str)
+        ``(True, "")`` if they agree everywhere, else ``(False, reason)``: not an expression,
+        another shape, symbols the question does not use, or the first point where they differ.
+
+    Examples
+    --------
+    >>> a, b = sympy.symbols("a b", positive=True)
+    >>> points = random_points({"a": (1, 5), "b": (1, 5)})
+    >>> equivalent((a - 1) / (a + b - 2), 1 - (b - 1) / (a + b - 2), points)
+    (True, '')
+    >>> equivalent(a / (a + b), (a - 1) / (a + b - 2), points)[0]
+    False
+    """
+    answers, references = _cells(answer), _cells(expected)
+    if answers is None:
+        return False, f"the answer is a {type(answer).__name__}, not a SymPy expression"
+    if len(answers) != len(references):
+        return False, f"the answer has {len(answers)} entries; {len(references)} were asked for"
+    allowed = {s.name for r in references for s in r.free_symbols}
+    extra = sorted({s.name for a in answers for s in a.free_symbols} - allowed)
+    if extra:
+        return False, f"the answer uses {', '.join(extra)}, which the question does not define"
+    compared = 0
+    with mpmath.workdps(DIGITS):
+        for point in points:
+            values = {name: mpmath.mpf(value) for name, value in point.items()}
+            for index, (mine, theirs) in enumerate(zip(answers, references)):
+                reference = _evaluate(theirs, values)
+                if reference is None:
+                    continue
+                compared += 1
+                value = _evaluate(mine, values)
+                where = ", ".join(f"{k} = {v}" for k, v in point.items())
+                entry = f" (entry {index})" if len(references) > 1 else ""
+                if value is None:
+                    return False, f"the answer{entry} is not a finite real number at {where}"
+                if abs(value - reference) > rtol * max(1, abs(reference)):
+                    return False, f"the answer{entry} differs from the expected result at {where}"
+    if not compared:
+        raise ValueError("the reference is not a finite real number at any of the points")
+    return True, ""
+
+
+def _cells(value: Any) -> list | None:
+    if isinstance(value, sympy.MatrixBase):
+        return list(value)
+    if isinstance(value, (sympy.Tuple, tuple, list)):
+        return [v for v in value] if all(isinstance(v, sympy.Expr) for v in value) else None
+    if isinstance(value, sympy.Expr):
+        return [value]
+    return None
+
+
+def _guard(value):
+    """``value`` if it is a real number of moderate size, else None (the course's answers are real)."""
+    if isinstance(value, mpmath.mpc):
+        if value.imag != 0:
+            return None
+        value = value.real
+    if not isinstance(value, mpmath.mpf) or not mpmath.isfinite(value):
+        return None
+    return value if abs(value) <= HUGE else None
+
+
+_MPMATH = {sympy.exp: mpmath.exp, sympy.log: mpmath.log, sympy.sin: mpmath.sin, sympy.cos: mpmath.cos,
+           sympy.tan: mpmath.tan, sympy.sinh: mpmath.sinh, sympy.cosh: mpmath.cosh, sympy.tanh: mpmath.tanh,
+           sympy.Abs: abs, sympy.sign: mpmath.sign, sympy.gamma: mpmath.gamma, sympy.loggamma: mpmath.loggamma,
+           sympy.digamma: mpmath.digamma, sympy.beta: mpmath.beta, sympy.binomial: mpmath.binomial,
+           sympy.factorial: mpmath.factorial}
+_LIMITS = {mpmath.exp: 700, mpmath.sinh: 700, mpmath.cosh: 700, mpmath.gamma: 170, mpmath.factorial: 170,
+           mpmath.binomial: 1e6, mpmath.beta: 1e6, mpmath.sin: 1e6, mpmath.cos: 1e6, mpmath.tan: 1e6}
+
+
+def _evaluate(expression: Any, values: Mapping[str, Any]):
+    """The value of ``expression`` at ``values`` as an mpmath number, or None where it is not a
+    finite number of moderate size (every intermediate value is checked, so nothing explodes)."""
+    if isinstance(expression, sympy.Symbol):
+        return _guard(values.get(expression.name))
+    if expression.is_Number or expression in (sympy.pi, sympy.E, sympy.EulerGamma, sympy.I):
+        try:
+            return _guard(mpmath.mpmathify(expression.evalf(DIGITS)))
+        except (TypeError, ValueError):
+            return None
+    args = [_evaluate(arg, values) for arg in expression.args]
+    if any(arg is None for arg in args):
+        return None
+    function = expression.func
+    try:
+        if function is sympy.Add:
+            return _guard(mpmath.fsum(args))
+        if function is sympy.Mul:
+            result = mpmath.mpf(1)
+            for arg in args:
+                result = _guard(result * arg)
+                if result is None:
+                    return None
+            return result
+        if function is sympy.Pow:
+            base, exponent = args
+            if abs(exponent) > 10_000 or (base == 0 and mpmath.re(exponent) <= 0):
+                return None
+            return _guard(mpmath.power(base, exponent))
+        if function in (sympy.Max, sympy.Min):
+            return max(args) if function is sympy.Max else min(args)
+        if function is sympy.polygamma:
+            order, x = args
+            return _guard(mpmath.polygamma(int(order), x)) if order == int(order) and 0 <= order <= 10 else None
+        numeric = _MPMATH.get(function)
+        if numeric is None:
+            return None
+        limit = _LIMITS.get(numeric)
+        if limit is not None and any(abs(mpmath.re(a)) > limit for a in args):
+            return None
+        return _guard(numeric(*args))
+    except (ValueError, ZeroDivisionError, TypeError, OverflowError, ArithmeticError):
+        return None
