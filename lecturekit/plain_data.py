@@ -64,7 +64,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
     ----------
     value : object
         None, bool, int, float, complex, str, Fraction, a NumPy scalar or array, a SciPy sparse
-        matrix or array, or a list, tuple, set, frozenset or dict of these.
+        matrix or array, a SymPy expression or matrix (as its ``srepr`` text, see
+        :mod:`lecturekit.symbolic`), or a list, tuple, set, frozenset or dict of these.
 
     Returns
     -------
@@ -103,6 +104,10 @@ def encode(value: Any, _depth: int = 0) -> Any:
         csr = value.tocsr()
         return {"sp": kind.__name__, "shape": [int(n) for n in csr.shape], "data": _array(csr.data),
                 "indices": _array(csr.indices), "indptr": _array(csr.indptr)}
+    if kind.__module__.startswith("sympy.") and hasattr(value, "free_symbols"):  # a symbolic answer
+        from lecturekit.symbolic import to_data
+
+        return {"sy": to_data(value)["sympy"]}
     return {"x": kind.__name__}
 
 
@@ -172,6 +177,13 @@ def decode(data: Any, _depth: int = 0) -> Any:
         csr = sparse.csr_matrix((_load_array(data["data"]["a"]), _load_array(data["indices"]["a"]),
                                  _load_array(data["indptr"]["a"])), shape=tuple(data["shape"]))
         return cls(csr) if cls is not None else csr
+    if tag == "sy":  # rebuilt from an allowlist of SymPy node names, nothing evaluated
+        from lecturekit.symbolic import SymbolicAnswerError, parse
+
+        try:
+            return parse(payload)
+        except SymbolicAnswerError as error:
+            return Unrepresentable(f"SymPy expression that the grader does not accept ({error})")
     if tag == "x":
         return Unrepresentable(str(payload))
     raise ValueError(f"malformed plain data (tag {tag!r})")

@@ -265,6 +265,8 @@ def equivalent(answer: Any, expected: Any, points: Iterable[Mapping[str, Any]],
     False
     """
     answers, references = _cells(answer), _cells(expected)
+    if type(answer).__name__ == "Unrepresentable":  # from plain_data: text that parse refused
+        return False, f"the answer is {answer!r}"
     if answers is None:
         return False, f"the answer is a {type(answer).__name__}, not a SymPy expression"
     if len(answers) != len(references):

@@ -1,5 +1,6 @@
 """Symbolic answers: parsed from data by an allowlist, compared by guarded evaluation."""
 
+import json
 import time
 
 import pytest
@@ -7,6 +8,7 @@ import sympy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from lecturekit import plain_data
 from lecturekit.symbolic import SymbolicAnswerError, equivalent, parse, random_points, to_data
 
 a, b, N = sympy.symbols("a b N", positive=True)
@@ -116,3 +118,15 @@ def test_every_expression_equals_itself_after_crossing(expression):
         assert equivalent(parse(to_data(expression)["sympy"]), expression, POINTS[:4])[0]
     except ValueError:  # too large (exp(exp(N))) to be a real number of moderate size anywhere
         assume(False)
+
+
+def test_answers_cross_the_grader_s_channel_as_text():
+    answer = {"mode": (a - 1) / (N + a + b - 2), "both": sympy.Matrix([[a, b]])}
+    data = json.loads(json.dumps(plain_data.encode(answer)))
+    assert data["d"][0][1] == {"sy": sympy.srepr(answer["mode"])}
+    back = plain_data.decode(data)
+    assert equivalent(back["mode"], answer["mode"], POINTS)[0] and equivalent(back["both"], answer["both"], POINTS)[0]
+    forged = plain_data.decode({"sy": "__import__('os').system('touch /tmp/owned')"})
+    assert isinstance(forged, plain_data.Unrepresentable)
+    ok, why = equivalent(forged, a, POINTS)
+    assert not ok and "does not accept" in why and "may only call SymPy's node names" in why
