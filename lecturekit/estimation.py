@@ -294,7 +294,7 @@ def count_values(values: ArrayLike, categories: ArrayLike | None = None):
 
 
 def mle(counts: ArrayLike, axis: int = -1) -> NDArray[np.float64]:
-    r"""Maximum-likelihood estimate of categorical probabilities: :math:`\hat\phi_j = N_j / N`.
+    r"""Maximum-likelihood estimate of categorical probabilities: :math:`\hat\theta_j = N_j / N`.
 
     Parameters
     ----------
@@ -499,26 +499,27 @@ def conditional_probabilities(
 def parameter_count(n_features: int, n_classes: int = 2, n_values: int = 2, naive: bool = False) -> int:
     r"""Number of free parameters of the class-conditional distribution :math:`p(x \mid y)`.
 
-    With ``n_features`` features that each take ``n_values`` values, the full joint table has
-    :math:`V^n` cells per class, of which :math:`V^n - 1` are free (they sum to one):
-    :math:`C(V^n - 1)` in all. Under the naive Bayes assumption each feature has its own
-    distribution per class: :math:`C\,n\,(V - 1)`. The class prior adds :math:`C - 1` to both.
+    With ``n_features`` = :math:`d` features that each take ``n_values`` = :math:`r` values and
+    ``n_classes`` = :math:`K` classes, the full joint table has :math:`r^d` cells per class, of which
+    :math:`r^d - 1` are free (they sum to one): :math:`K(r^d - 1)` in all. Under the naive Bayes
+    assumption each feature has its own distribution per class: :math:`K\,d\,(r - 1)`. The class
+    prior adds :math:`K - 1` to both.
 
     Parameters
     ----------
     n_features : int
-        Number of features n (>= 1).
+        Number of features d (>= 1).
     n_classes : int, default 2
-        Number of classes C (>= 2).
+        Number of classes K (>= 2).
     n_values : int, default 2
-        Values each feature can take V (>= 2); 2 for binary features.
+        Values each feature can take, r (>= 2); 2 for binary features.
     naive : bool, default False
         Count under the naive Bayes (conditional independence) assumption.
 
     Returns
     -------
     int
-        An exact Python integer (it overflows 64 bits for the full table beyond n = 63).
+        An exact Python integer (it overflows 64 bits for the full table beyond d = 63).
 
     Examples
     --------

@@ -9,7 +9,7 @@ of the Rayleigh quotient
     J(w) = \frac{w^\top S_B\, w}{w^\top S_W\, w},
 
 with the within-class scatter :math:`S_W` (the pooled covariance of Gaussian discriminant
-analysis, divided by n) and the between-class scatter
+analysis, divided by m) and the between-class scatter
 :math:`S_B = \sum_k \pi_k (\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top`. The stationary points solve
 the generalised symmetric eigenproblem :math:`S_B v = \lambda S_W v`; at most
 :math:`\min(K - 1, d)` eigenvalues are non-zero, so K classes in d dimensions have at most that
@@ -76,15 +76,15 @@ def _class_statistics(X: NDArray[np.float64], y: Any, where: str):
 
 
 def scatter_matrices(X: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    r"""Within-class and between-class scatter matrices (both divided by n).
+    r"""Within-class and between-class scatter matrices (both divided by m).
 
     .. math::
 
-        S_W = \frac1n \sum_{i=1}^n (x_i - \mu_{y_i})(x_i - \mu_{y_i})^\top, \qquad
+        S_W = \frac1m \sum_{i=1}^m (x^{(i)} - \mu_{y^{(i)}})(x^{(i)} - \mu_{y^{(i)}})^\top, \qquad
         S_B = \sum_{k} \pi_k (\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top,
 
-    with class frequencies :math:`\pi_k = n_k / n` and overall mean :math:`\bar\mu`. Their sum is
-    the total covariance :math:`\frac1n \sum_i (x_i - \bar\mu)(x_i - \bar\mu)^\top`, and
+    with class frequencies :math:`\pi_k = m_k / m` and overall mean :math:`\bar\mu`. Their sum is
+    the total covariance :math:`\frac1m \sum_i (x^{(i)} - \bar\mu)(x^{(i)} - \bar\mu)^\top`, and
     :math:`S_W` is the pooled covariance that :class:`lecturekit.gda.GDA` estimates.
 
     Parameters
@@ -126,7 +126,7 @@ def fisher_direction(X: ArrayLike, y: ArrayLike, reg_covar: float = 0.0) -> NDAr
 
     The maximiser of :math:`J(w) = (w^\top(\mu_1 - \mu_0))^2 / (w^\top S_W w)` is
     :math:`w \propto S_W^{-1}(\mu_1 - \mu_0)`, the same direction as the weight vector
-    :math:`\theta` of GDA's logistic posterior. The result has length one and points towards the
+    :math:`w` of GDA's logistic posterior. The result has length one and points towards the
     second class: :math:`w^\top(\mu_1 - \mu_0) > 0`, with classes in sorted order.
 
     Parameters
@@ -200,7 +200,7 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
     classes_ : ndarray of shape (n_classes,)
         The class labels, sorted.
     priors_ : ndarray of shape (n_classes,)
-        Class frequencies :math:`\pi_k = n_k / n`.
+        Class frequencies :math:`\pi_k = m_k / m`.
     means_ : ndarray of shape (n_classes, n_features)
         Class means :math:`\mu_k`.
     xbar_ : ndarray of shape (n_features,)

@@ -56,7 +56,7 @@ def _as_mean(mean: ArrayLike) -> NDArray[np.float64]:
 
 
 def _as_points(X: ArrayLike, d: int) -> tuple[NDArray[np.float64], bool]:
-    """``X`` as an (n, d) array, and whether it was a single point of shape (d,)."""
+    """``X`` as an (m, d) array, and whether it was a single point of shape (d,)."""
     X = _as_finite(X, "X")
     single = X.ndim == 1
     if single:
@@ -64,7 +64,7 @@ def _as_points(X: ArrayLike, d: int) -> tuple[NDArray[np.float64], bool]:
     if X.ndim != 2 or X.shape[1] != d:
         raise ValueError(
             f"X has shape {np.shape(X[0] if single else X)} but mean has length {d}; pass one point "
-            f"of shape ({d},) or n points as an array of shape (n, {d})."
+            f"of shape ({d},) or m points as an array of shape (m, {d})."
         )
     return X, single
 
@@ -204,7 +204,7 @@ def mahalanobis_sq(X: ArrayLike, mean: ArrayLike, chol: ArrayLike) -> NDArray[np
 
     Parameters
     ----------
-    X : array_like of shape (n, d) or (d,)
+    X : array_like of shape (m, d) or (d,)
         Points, one per row (or a single point).
     mean : array_like of shape (d,)
         The mean :math:`\mu`.
@@ -213,7 +213,7 @@ def mahalanobis_sq(X: ArrayLike, mean: ArrayLike, chol: ArrayLike) -> NDArray[np
 
     Returns
     -------
-    ndarray of shape (n,), or float for a single point
+    ndarray of shape (m,), or float for a single point
 
     Examples
     --------
@@ -252,7 +252,7 @@ def log_density(X: ArrayLike, mean: ArrayLike, cov: ArrayLike) -> NDArray[np.flo
 
     Returns
     -------
-    ndarray of shape (n,), or float for a single point
+    ndarray of shape (m,), or float for a single point
         The log density of each point.
 
     Raises
@@ -300,7 +300,7 @@ def sample(
     cov : array_like of shape (d, d)
         The covariance :math:`\Sigma`, symmetric positive definite.
     size : int
-        Number of draws n (>= 0).
+        Number of draws (>= 0).
     random_state : int, numpy.random.Generator or None, default None
         Seed or generator (passed to :func:`numpy.random.default_rng`); None draws fresh entropy.
 

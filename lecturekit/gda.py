@@ -3,7 +3,7 @@ r"""Gaussian discriminant analysis: a Gaussian per class, and Bayes' rule.
 The generative story is :math:`y \sim \mathrm{Categorical}(\pi)` and
 :math:`x \mid y = k \sim \mathcal N(\mu_k, \Sigma_k)`. Maximum likelihood gives closed forms: the
 class frequencies, the class means, and the average outer product of the residuals
-:math:`x_i - \mu_{y_i}` (divided by n, not n - 1). With one covariance shared by all classes
+:math:`x^{(i)} - \mu_{y^{(i)}}` (divided by m, not m - 1). With one covariance shared by all classes
 (:math:`\Sigma_k = \Sigma`, linear discriminant analysis) the posterior is a logistic function
 of a linear score; with one covariance per class (quadratic discriminant analysis) the score is
 quadratic.
@@ -48,14 +48,14 @@ class GDA(_JointClassifier):
 
     .. math::
 
-        \pi_k = \frac{n_k}{n}, \qquad
-        \mu_k = \frac{1}{n_k} \sum_{i: y_i = k} x_i, \qquad
-        \Sigma = \frac{1}{n} \sum_{i} (x_i - \mu_{y_i})(x_i - \mu_{y_i})^\top
+        \pi_k = \frac{m_k}{m}, \qquad
+        \mu_k = \frac{1}{m_k} \sum_{i: y^{(i)} = k} x^{(i)}, \qquad
+        \Sigma = \frac{1}{m} \sum_{i} (x^{(i)} - \mu_{y^{(i)}})(x^{(i)} - \mu_{y^{(i)}})^\top
         \quad\text{or}\quad
-        \Sigma_k = \frac{1}{n_k} \sum_{i: y_i = k} (x_i - \mu_k)(x_i - \mu_k)^\top,
+        \Sigma_k = \frac{1}{m_k} \sum_{i: y^{(i)} = k} (x^{(i)} - \mu_k)(x^{(i)} - \mu_k)^\top,
 
-    and prediction applies Bayes' rule to :math:`\log p(x, y = k) = \log \pi_k +
-    \log \mathcal N(x; \mu_k, \Sigma_k)`.
+    with :math:`m_k` of the :math:`m` training examples in class :math:`k`, and prediction applies
+    Bayes' rule to :math:`\log p(x, y = k) = \log \pi_k + \log \mathcal N(x; \mu_k, \Sigma_k)`.
 
     Parameters
     ----------
@@ -336,23 +336,23 @@ class GDA(_JointClassifier):
     def logistic_parameters(self) -> tuple[NDArray[np.float64], float]:
         r"""The posterior of a binary shared-covariance model as a logistic regression.
 
-        With :math:`\phi = \pi_1` the log-odds are linear in :math:`x`:
+        With :math:`\pi = p(y = 1)` the log-odds are linear in :math:`x`:
 
         .. math::
 
-            \log\frac{p(y = 1 \mid x)}{p(y = 0 \mid x)} = \theta^\top x + \theta_0, \quad
-            \theta = \Sigma^{-1}(\mu_1 - \mu_0), \quad
-            \theta_0 = -\tfrac12 \mu_1^\top\Sigma^{-1}\mu_1 + \tfrac12 \mu_0^\top\Sigma^{-1}\mu_0
-                + \log\frac{\phi}{1 - \phi},
+            \log\frac{p(y = 1 \mid x)}{p(y = 0 \mid x)} = w^\top x + w_0, \quad
+            w = \Sigma^{-1}(\mu_1 - \mu_0), \quad
+            w_0 = -\tfrac12 \mu_1^\top\Sigma^{-1}\mu_1 + \tfrac12 \mu_0^\top\Sigma^{-1}\mu_0
+                + \log\frac{\pi}{1 - \pi},
 
         so ``predict_proba(X)[:, 1] == expit(X @ coef + intercept)``.
 
         Returns
         -------
         coef : ndarray of shape (n_features,)
-            :math:`\theta`.
+            :math:`w`.
         intercept : float
-            :math:`\theta_0`.
+            :math:`w_0`.
 
         Raises
         ------

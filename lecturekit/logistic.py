@@ -1,6 +1,6 @@
 """Binary logistic regression, the discriminative partner of Gaussian discriminant analysis.
 
-Logistic regression models :math:`p(y = 1 \\mid x) = \\sigma(w^\\top x + b)` directly instead of
+Logistic regression models :math:`p(y = 1 \\mid x) = \\sigma(w^\\top x + w_0)` directly instead of
 modelling :math:`p(x \\mid y)`. This module fits it from scratch in NumPy in two ways: Newton's
 method (iteratively reweighted least squares, a handful of steps to machine precision) and plain
 gradient ascent (hundreds of small steps, kept step by step so that the notebook can draw the
@@ -38,8 +38,9 @@ def _check_finite(X: NDArray[np.float64]) -> None:
 def _mean_objective(z, sign, theta, penalty) -> float:
     r"""Penalised negative log-likelihood per example.
 
-    :math:`\frac1n\bigl[\sum_i \log(1 + e^{-s_i z_i}) + \tfrac12 \sum_j \text{penalty}_j
-    \theta_j^2\bigr]` with :math:`s_i = \pm 1`. ``log_expit`` (:math:`\log\sigma`) never
+    :math:`\frac1m\bigl[\sum_i \log(1 + e^{-s_i a_i}) + \tfrac12 \sum_j \text{penalty}_j
+    \theta_j^2\bigr]` with :math:`s_i = \pm 1`, the log-odds :math:`a_i` of example :math:`i` (``z``)
+    and the parameters :math:`\theta = (w, w_0)`. ``log_expit`` (:math:`\log\sigma`) never
     overflows and keeps full precision whatever the margin.
     """
     return float((0.5 * penalty @ theta**2 - log_expit(sign * z).sum()) / z.shape[0])
@@ -48,24 +49,24 @@ def _mean_objective(z, sign, theta, penalty) -> float:
 class LogisticRegression(_ScoredClassifier):
     r"""Binary logistic regression with an L2 penalty, fitted by Newton's method or gradient ascent.
 
-    The model is :math:`p(y = 1 \mid x) = \sigma(w^\top x + b)` with the logistic function
-    :math:`\sigma(z) = 1 / (1 + e^{-z})`. Fitting minimises, as scikit-learn's
+    The model is :math:`p(y = 1 \mid x) = \sigma(w^\top x + w_0)` with the logistic function
+    :math:`\sigma(a) = 1 / (1 + e^{-a})`. Fitting minimises, as scikit-learn's
     :class:`sklearn.linear_model.LogisticRegression` does,
 
     .. math::
 
-        C \sum_{i=1}^{n} \log\bigl(1 + e^{-s_i (w^\top x_i + b)}\bigr) + \tfrac12 \lVert w \rVert^2,
-        \qquad s_i = \pm 1,
+        C \sum_{i=1}^{m} \log\bigl(1 + e^{-s_i (w^\top x^{(i)} + w_0)}\bigr) + \tfrac12 \lVert w \rVert^2,
+        \qquad s_i = 2y^{(i)} - 1 = \pm 1,
 
-    where the intercept :math:`b` is not penalised. Dividing by :math:`C` shows that this is the
+    where the intercept :math:`w_0` is not penalised. Dividing by :math:`C` shows that this is the
     maximum a posteriori (MAP) estimate under the Gaussian prior :math:`w \sim \mathcal N(0, C I)`:
     the penalty is the negative log prior, so a small ``C`` is a narrow prior and a strong pull of
     the weights towards zero. ``C=np.inf`` is a flat prior, i.e. maximum likelihood.
 
-    :meth:`decision_function` returns the log-odds :math:`z = w^\top x + b = \log \frac{p(y=1
-    \mid x)}{p(y=0 \mid x)}`, :meth:`predict_proba` the pair :math:`(\sigma(-z), \sigma(z))` and
-    :meth:`predict_log_proba` :math:`(\log\sigma(-z), \log\sigma(z))`, each without cancellation
-    however large the margin, and :meth:`predict` ``classes_[1]`` where :math:`z > 0`.
+    :meth:`decision_function` returns the log-odds :math:`a = w^\top x + w_0 = \log \frac{p(y=1
+    \mid x)}{p(y=0 \mid x)}`, :meth:`predict_proba` the pair :math:`(\sigma(-a), \sigma(a))` and
+    :meth:`predict_log_proba` :math:`(\log\sigma(-a), \log\sigma(a))`, each without cancellation
+    however large the margin, and :meth:`predict` ``classes_[1]`` where :math:`a > 0`.
 
     Parameters
     ----------
@@ -74,7 +75,7 @@ class LogisticRegression(_ScoredClassifier):
         ``np.inf`` for no penalty (the maximum-likelihood estimate, which does not exist when the
         classes are linearly separable).
     fit_intercept : bool, default True
-        Fit an (unpenalised) intercept :math:`b`; if False, :math:`b = 0`.
+        Fit an (unpenalised) intercept :math:`w_0`; if False, :math:`w_0 = 0`.
     solver : {"newton", "gradient"}, default "newton"
         ``"newton"``: Newton's method, also called iteratively reweighted least squares (IRLS),
         with the exact Hessian :math:`X^\top S X + I / C` (:math:`S = \operatorname{diag}(p_i (1 -
@@ -103,7 +104,7 @@ class LogisticRegression(_ScoredClassifier):
     coef_ : ndarray of shape (1, n_features)
         The weights :math:`w`.
     intercept_ : ndarray of shape (1,)
-        The intercept :math:`b` (0 if ``fit_intercept=False``).
+        The intercept :math:`w_0` (0 if ``fit_intercept=False``).
     n_iter_ : int
         Number of Newton or gradient steps taken.
     n_features_in_ : int
@@ -112,8 +113,8 @@ class LogisticRegression(_ScoredClassifier):
         Column names, only when ``X`` in :meth:`fit` was a data frame with string column names.
     loss_history_ : ndarray of shape (n_iter_,)
         The penalised negative log-likelihood per example,
-        :math:`\frac1n\bigl[\sum_i \log(1 + e^{-s_i z_i}) + \lVert w\rVert^2 / (2C)\bigr]` (the
-        objective above divided by :math:`nC`), after each iteration: ``loss_history_[k]`` after
+        :math:`\frac1m\bigl[\sum_i \log(1 + e^{-s_i a_i}) + \lVert w\rVert^2 / (2C)\bigr]` (the
+        objective above divided by :math:`mC`), after each iteration: ``loss_history_[k]`` after
         step ``k + 1``. (Before the first step all parameters are zero and it equals
         :math:`\log 2`.) For ``"gradient"`` it is minus the quantity that is ascended.
     history_ : list of (ndarray of shape (1, n_features), ndarray of shape (1,))
@@ -380,5 +381,5 @@ class LogisticRegression(_ScoredClassifier):
     # _ScoredClassifier, as the logistic function of the log-odds below.
 
     def _log_odds(self, X: NDArray[np.float64], where: str) -> NDArray[np.float64]:
-        """The log-odds :math:`z = w^\\top x + b` of the checked ``X``."""
+        """The log-odds :math:`a = w^\\top x + w_0` of the checked ``X``."""
         return X @ self.coef_[0] + self.intercept_[0]

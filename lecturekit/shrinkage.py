@@ -1,15 +1,15 @@
 r"""Covariance shrinkage for discriminant analysis: Ledoit-Wolf, and Friedman's RDA.
 
-A sample covariance from :math:`n` points in :math:`d` dimensions has rank at most
-:math:`n - 1` (or :math:`n` when the mean is known), so it is singular for :math:`n \le d` and badly
-conditioned while :math:`n` is not much larger than :math:`d`: its small eigenvalues are too small
+A sample covariance from :math:`m` points in :math:`d` dimensions has rank at most
+:math:`m - 1` (or :math:`m` when the mean is known), so it is singular for :math:`m \le d` and badly
+conditioned while :math:`m` is not much larger than :math:`d`: its small eigenvalues are too small
 and its large ones too large. Shrinking it towards a simpler matrix trades a little bias for a
 large cut in variance. This module holds two such estimators.
 
-**Ledoit-Wolf (2004).** :math:`(1 - \delta) S + \delta\, \mu I` with :math:`\mu = \operatorname{tr}
-S / d`, where the intensity :math:`\delta` is estimated from the data so as to minimise the
-expected squared Frobenius error (:func:`ledoit_wolf`, :func:`ledoit_wolf_shrinkage`; the same
-numbers as :func:`sklearn.covariance.ledoit_wolf`).
+**Ledoit-Wolf (2004).** :math:`(1 - \delta) \hat\Sigma + \delta\, \nu I` with
+:math:`\nu = \operatorname{tr} \hat\Sigma / d`, where the intensity :math:`\delta` is estimated from
+the data so as to minimise the expected squared Frobenius error (:func:`ledoit_wolf`,
+:func:`ledoit_wolf_shrinkage`; the same numbers as :func:`sklearn.covariance.ledoit_wolf`).
 
 **Regularised discriminant analysis (Friedman, 1989).** Each class covariance is first shrunk
 towards the pooled covariance, then towards a multiple of the identity with the same trace. By
@@ -23,13 +23,13 @@ Friedman (2009, section 4.3.1), one weight for every class; the second step is F
         + \gamma \frac{\operatorname{tr} \Sigma_k(\alpha)}{d} I.
 
 :math:`\alpha = 1, \gamma = 0` is QDA and :math:`\alpha = 0, \gamma = 0` is LDA. Friedman's own
-first step blends the scatter matrices :math:`S_k = n_k \Sigma_k` and :math:`S = \sum_k S_k =
-n\Sigma` instead, with :math:`\lambda = 1 - \alpha`:
-:math:`\Sigma_k(\lambda) = ((1 - \lambda) S_k + \lambda S) / ((1 - \lambda) n_k + \lambda n)`,
+first step blends the scatter matrices :math:`S_k = m_k \Sigma_k` and :math:`S = \sum_k S_k =
+m\Sigma` instead, with :math:`\lambda = 1 - \alpha`:
+:math:`\Sigma_k(\lambda) = ((1 - \lambda) S_k + \lambda S) / ((1 - \lambda) m_k + \lambda m)`,
 which is the first form with a class-dependent
-:math:`\alpha_k = (1 - \lambda) n_k / ((1 - \lambda) n_k + \lambda n)`
+:math:`\alpha_k = (1 - \lambda) m_k / ((1 - \lambda) m_k + \lambda m)`
 (``weighting="scatter"`` in :func:`rda_covariances` and :class:`RDA`). All covariances are
-maximum-likelihood ones (divided by :math:`n_k` and :math:`n`).
+maximum-likelihood ones (divided by :math:`m_k` and :math:`m`).
 
 Derived in ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
 """
@@ -132,18 +132,19 @@ def _blend(counts, scatters, alpha: float, weighting: str) -> NDArray[np.float64
 def ledoit_wolf_shrinkage(X: ArrayLike, *, assume_centered: bool = False) -> float:
     r"""The Ledoit-Wolf shrinkage intensity :math:`\delta` of a sample covariance.
 
-    With :math:`S = \frac1n \sum_i x_i x_i^\top` (after centring the rows unless
-    ``assume_centered``), :math:`\mu = \operatorname{tr} S / d` and the normalised Frobenius norm
-    :math:`\lVert A \rVert^2 = \operatorname{tr}(AA^\top)/d`, Ledoit and Wolf (2004) estimate
+    With :math:`\hat\Sigma = \frac1m \sum_i x^{(i)} x^{(i)\top}` (after centring the rows unless
+    ``assume_centered``), :math:`\nu = \operatorname{tr} \hat\Sigma / d` and the normalised Frobenius
+    norm :math:`\lVert A \rVert^2 = \operatorname{tr}(AA^\top)/d`, Ledoit and Wolf (2004) estimate
 
     .. math::
 
-        d^2 = \lVert S - \mu I \rVert^2, \qquad
-        \bar b^2 = \frac{1}{n^2} \sum_{i=1}^n \lVert x_i x_i^\top - S \rVert^2, \qquad
-        \delta = \frac{\min(\bar b^2, d^2)}{d^2},
+        \hat a^2 = \lVert \hat\Sigma - \nu I \rVert^2, \qquad
+        \hat b^2 = \frac{1}{m^2} \sum_{i=1}^m \lVert x^{(i)} x^{(i)\top} - \hat\Sigma \rVert^2, \qquad
+        \delta = \frac{\min(\hat b^2, \hat a^2)}{\hat a^2},
 
-    the weight on the target :math:`\mu I` that minimises the expected squared error of
-    :math:`(1 - \delta) S + \delta \mu I` as :math:`n` and :math:`d` grow together.
+    the weight on the target :math:`\nu I` that minimises the expected squared error of
+    :math:`(1 - \delta) \hat\Sigma + \delta \nu I` as :math:`m` and :math:`d` grow together. (Ledoit
+    and Wolf write :math:`d^2` for :math:`\hat a^2`; here :math:`d` is the dimension.)
 
     Parameters
     ----------
@@ -155,8 +156,8 @@ def ledoit_wolf_shrinkage(X: ArrayLike, *, assume_centered: bool = False) -> flo
     Returns
     -------
     float
-        :math:`\delta \in [0, 1]`; 0 for one feature, or when :math:`S` is already a multiple of
-        the identity.
+        :math:`\delta \in [0, 1]`; 0 for one feature, or when :math:`\hat\Sigma` is already a
+        multiple of the identity.
 
     Raises
     ------
@@ -180,11 +181,11 @@ def ledoit_wolf_shrinkage(X: ArrayLike, *, assume_centered: bool = False) -> flo
 
 
 def ledoit_wolf(X: ArrayLike, *, assume_centered: bool = False) -> tuple[NDArray[np.float64], float]:
-    r"""The Ledoit-Wolf covariance estimate :math:`(1 - \delta) S + \delta\, (\operatorname{tr} S / d) I`.
+    r"""The Ledoit-Wolf estimate :math:`(1 - \delta) \hat\Sigma + \delta\, \nu I` of a covariance.
 
-    Every eigenvalue of :math:`S` is pulled towards their mean :math:`\mu`:
-    :math:`\lambda_j \mapsto (1 - \delta)\lambda_j + \delta\mu`, so for :math:`\delta > 0` the
-    estimate is positive definite even when :math:`n \le d` and :math:`S` is singular. The
+    Every eigenvalue of the sample covariance :math:`\hat\Sigma` is pulled towards their mean
+    :math:`\nu`: :math:`\lambda_j \mapsto (1 - \delta)\lambda_j + \delta\nu`, so for :math:`\delta > 0`
+    the estimate is positive definite even when :math:`m \le d` and :math:`\hat\Sigma` is singular. The
     intensity is :func:`ledoit_wolf_shrinkage`'s.
 
     Parameters
@@ -261,11 +262,11 @@ def rda_covariances(
             + \gamma \frac{\operatorname{tr}\Sigma_k(\alpha)}{d} I,
 
     with the maximum-likelihood class covariances :math:`\hat\Sigma_k` (divided by
-    :math:`n_k`) and pooled covariance :math:`\hat\Sigma` (divided by :math:`n`). This first step
+    :math:`m_k`) and pooled covariance :math:`\hat\Sigma` (divided by :math:`m`). This first step
     is the form of Hastie, Tibshirani and Friedman (2009); with ``weighting="scatter"`` it is
     Friedman's (1989) own, on scatter matrices
-    :math:`S_k = n_k\hat\Sigma_k`, :math:`S = n\hat\Sigma` with :math:`\lambda = 1 - \alpha`:
-    :math:`\Sigma_k(\lambda) = ((1 - \lambda) S_k + \lambda S) / ((1 - \lambda) n_k + \lambda n)`.
+    :math:`S_k = m_k\hat\Sigma_k`, :math:`S = m\hat\Sigma` with :math:`\lambda = 1 - \alpha`:
+    :math:`\Sigma_k(\lambda) = ((1 - \lambda) S_k + \lambda S) / ((1 - \lambda) m_k + \lambda m)`.
 
     Parameters
     ----------
