@@ -2,26 +2,27 @@ r"""Bernoulli naive Bayes with missing labels, fitted by EM.
 
 The model is the per-feature Bernoulli naive Bayes of :class:`lecturekit.naive_bayes.BernoulliNB`
 (a class :math:`y \sim \mathrm{Categorical}(\pi)`, then every feature
-:math:`x_j \in \{0, 1\}` independently, present with probability :math:`\theta_{cj}`), fitted from
+:math:`x_j \in \{0, 1\}` independently, present with probability :math:`\phi_{j \mid y = k}` in class
+:math:`k`), fitted from
 labelled documents :math:`L` and unlabelled documents :math:`U` whose class is a latent variable.
 Expectation-maximisation climbs
 
 .. math::
 
-    J(\theta) = \sum_{i \in L} \log p(x_i, y_i) + \lambda \sum_{i \in U} \log p(x_i)
-    + \alpha \sum_{c, j} \bigl[\log \theta_{cj} + \log (1 - \theta_{cj})\bigr],
+    J(\theta) = \sum_{i \in L} \log p(x^{(i)}, y^{(i)}) + \lambda \sum_{i \in U} \log p(x^{(i)})
+    + \alpha \sum_{k, j} \bigl[\log \phi_{j \mid y = k} + \log (1 - \phi_{j \mid y = k})\bigr],
 
-the log posterior under a Beta(alpha + 1, alpha + 1) prior on every :math:`\theta_{cj}` (up to a
+the log posterior under a Beta(alpha + 1, alpha + 1) prior on every :math:`\phi_{j \mid y = k}` (up to a
 constant), with weight :math:`\lambda` (``unlabeled_weight``) on each unlabelled document. The
-E-step is the naive Bayes posterior :math:`Q_i(c) = p(c \mid x_i)` of each unlabelled document, in
-log space; the M-step counts **documents** (not word occurrences), each unlabelled one split
-between the classes by :math:`Q_i(c)`. This per-feature M-step is the one the course's lecture
-notes write for naive Bayes with missing labels; it is *not* the M-step of the multinomial event
-model (:class:`lecturekit.em.SemiSupervisedNB`), whose denominator counts words.
+E-step gives the responsibilities :math:`r_{ik} = p(y = k \mid x^{(i)})` of each unlabelled document,
+in log space; the M-step counts **documents** (not word occurrences), each unlabelled one split
+between the classes by its responsibilities. This per-feature M-step is *not* the M-step of the
+multinomial event model (:class:`lecturekit.em.SemiSupervisedNB`), whose denominator counts words.
 
-A sparse document-term matrix stays sparse: a document's score is
-:math:`\log \pi_c + \sum_j \log(1 - \theta_{cj}) + x \cdot (\log \theta_c - \log(1 - \theta_c))`,
-one sparse-times-dense product, and the soft counts are :math:`X_U^\top Q`. The EM loop is
+A sparse document-term matrix stays sparse: a document's score in class :math:`k` is
+:math:`\log \pi_k + \sum_j \log(1 - \phi_{j \mid y = k}) + \sum_j x_j w_{kj}`, with
+:math:`w_{kj} = \log \phi_{j \mid y = k} - \log(1 - \phi_{j \mid y = k})`: one sparse-times-dense
+product. The soft counts are ``X_U.T @ resp``. The EM loop is
 :mod:`lecturekit.em`'s. ``tests/test_bernoulli_em.py`` checks that the objective never decreases,
 that the posteriors equal a brute-force sum over the labels, and that without unlabelled documents
 the fit is scikit-learn's ``BernoulliNB`` to 1e-10.
@@ -51,16 +52,16 @@ class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
     Starts from the Bernoulli naive Bayes fit of the labelled documents (scikit-learn's
     ``BernoulliNB(alpha)``), then alternates
 
-    * the **E-step**: :math:`Q_i(c) = p(y = c \mid x_i)` for every unlabelled document, by
-      Bayes' rule in log space;
+    * the **E-step**: the responsibilities :math:`r_{ik} = p(y = k \mid x^{(i)})` of every
+      unlabelled document, by Bayes' rule in log space;
     * the **M-step**: with the soft document counts
-      :math:`\tilde n_c = n^L_c + \lambda \sum_{i \in U} Q_i(c)` and
-      :math:`\tilde N_{cj} = N^L_{cj} + \lambda \sum_{i \in U} Q_i(c)\, x_{ij}`,
+      :math:`\tilde m_k = m^L_k + \lambda \sum_{i \in U} r_{ik}` and
+      :math:`\tilde N_{kj} = N^L_{kj} + \lambda \sum_{i \in U} r_{ik}\, x^{(i)}_j`,
 
       .. math::
 
-          \theta_{cj} = \frac{\tilde N_{cj} + \alpha}{\tilde n_c + 2\alpha},
-          \qquad \pi_c = \frac{\tilde n_c}{n_L + \lambda n_U},
+          \phi_{j \mid y = k} = \frac{\tilde N_{kj} + \alpha}{\tilde m_k + 2\alpha},
+          \qquad \pi_k = \frac{\tilde m_k}{m_L + \lambda m_U},
 
     until the objective :math:`J` per weighted document (module docstring) changes by less than
     ``tol``. No iteration can decrease it.
@@ -85,15 +86,15 @@ class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
     classes_ : ndarray of shape (n_classes,)
         The labels seen in ``y``, sorted.
     class_count_ : ndarray of shape (n_classes,)
-        :math:`\tilde n_c`, labelled documents plus weighted soft counts.
+        :math:`\tilde m_k`, labelled documents plus weighted soft counts.
     feature_count_ : ndarray of shape (n_classes, n_features)
-        :math:`\tilde N_{cj}`, documents of class c that contain feature j (soft, weighted).
+        :math:`\tilde N_{kj}`, documents of class k that contain feature j (soft, weighted).
     class_log_prior_ : ndarray of shape (n_classes,)
-        :math:`\log \pi_c`.
+        :math:`\log \pi_k`.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        :math:`\log \theta_{cj}`.
+        :math:`\log \phi_{j \mid y = k}`.
     history_ : ndarray of shape (n_iter_,)
-        :math:`J / (n_L + \lambda n_U)` at each iteration, measured in the E-step (before that
+        :math:`J / (m_L + \lambda m_U)` at each iteration, measured in the E-step (before that
         iteration's M-step); it never decreases.
     n_iter_ : int
         Number of EM iterations run.
@@ -163,7 +164,7 @@ class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
         self.class_log_prior_ = np.log(self.class_count_) - np.log(self.class_count_.sum())
 
     def _joint(self, X: Any) -> NDArray[np.float64]:
-        r"""The (n, K) matrix :math:`\log p(x_i, y = c)` for binary X: one sparse product."""
+        r"""The (m, K) matrix :math:`\log p(x^{(i)}, y = k)` for binary X: one sparse product."""
         joint = np.asarray(X @ (self.feature_log_prob_ - self._log_absent).T)
         return joint + (self.class_log_prior_ + self._log_absent.sum(axis=1))
 

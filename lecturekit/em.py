@@ -4,12 +4,12 @@ r"""Models fitted by the EM algorithm: Gaussian mixtures, and naive Bayes with m
 hidden: :math:`z \sim \mathrm{Categorical}(\pi)`, :math:`x \mid z = k \sim
 \mathcal N(\mu_k, \Sigma_k)`, and only :math:`x` is observed. Expectation-maximisation alternates
 
-* the **E-step**: the responsibilities :math:`r_{ik} = p(z_i = k \mid x_i)`, by Bayes' rule in
+* the **E-step**: the responsibilities :math:`r_{ik} = p(z^{(i)} = k \mid x^{(i)})`, by Bayes' rule in
   log space (normalised by :func:`scipy.special.logsumexp`);
 * the **M-step**: GDA's closed forms with every point counted :math:`r_{ik}` times in component
-  :math:`k`: :math:`\pi_k = n_k / n`, :math:`\mu_k = \sum_i r_{ik} x_i / n_k`,
-  :math:`\Sigma_k = \sum_i r_{ik} (x_i - \mu_k)(x_i - \mu_k)^\top / n_k`, with
-  :math:`n_k = \sum_i r_{ik}`.
+  :math:`k`: :math:`\pi_k = m_k / m`, :math:`\mu_k = \sum_i r_{ik} x^{(i)} / m_k`,
+  :math:`\Sigma_k = \sum_i r_{ik} (x^{(i)} - \mu_k)(x^{(i)} - \mu_k)^\top / m_k`, with
+  :math:`m_k = \sum_i r_{ik}` for :math:`m` points.
 
 Without a floor (``reg_covar=0``) no iteration can decrease the log-likelihood. ``reg_covar`` is
 added to the diagonal of every covariance, which keeps a component that collapses onto a point

@@ -38,7 +38,7 @@ def _non_negative(value: Any, name: str, hint: str) -> float:
 
 
 def _log_posterior(joint: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """log p(x_i) (the log-sum-exp over classes) and the log responsibilities, from log p(x_i, c).
+    """log p(x^(i)) (the log-sum-exp over classes) and the log responsibilities, from log p(x^(i), k).
 
     The log-sum-exp of each row is shifted by the row's largest entry (so that no exp overflows),
     as :func:`scipy.special.logsumexp` does, in fewer passes over the (n, K) matrix. With few
@@ -177,7 +177,7 @@ class _FittedMixture:
     Shared by :class:`lecturekit.gaussian_mixture.GaussianMixture` and
     :class:`lecturekit.multinomial_em.MultinomialMixture`, which give ``_check_data(X, where)``
     (checks that the model is fitted and X for the method ``where``) and
-    ``_weighted_log_prob(X)``, the (n, K) matrix :math:`\log \pi_k + \log p(x_i \mid z = k)`.
+    ``_weighted_log_prob(X)``, the (m, K) matrix :math:`\log \pi_k + \log p(x^{(i)} \mid z = k)`.
     """
 
     def score_samples(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -288,7 +288,10 @@ def _validated_unlabeled(model: BaseEstimator, X_unlabeled: Any,
 
 
 def _soft_counts(X: Any, resp: NDArray[np.float64]) -> NDArray[np.float64]:
-    r"""The (K, d) word counts :math:`\sum_i Q_i(c)\, x_{ij}` and nothing densified: :math:`(X^\top Q)^\top`."""
+    r"""The (K, d) soft word counts :math:`\sum_i r_{ik}\, x^{(i)}_j`, nothing densified.
+
+    ``(X.T @ resp).T``: a sparse ``X`` stays sparse.
+    """
     return np.asarray(X.T @ resp).T
 
 
@@ -305,11 +308,11 @@ class _SemiSupervisedEM:
     * ``_estimate_all(alpha)``: ``feature_log_prob_`` and ``class_log_prior_`` from the counts
       (the M-step's closed form) and ``_log_prior_of_theta(alpha)``, the log prior density of the
       word probabilities (up to a constant);
-    * ``_joint(X)``, :math:`\log p(x, y = c)`, and ``_em_parameters``, the fitted attributes.
+    * ``_joint(X)``, :math:`\log p(x, y = k)`, and ``_em_parameters``, the fitted attributes.
 
-    EM climbs :math:`J = \sum_{i \in L} \log p(x_i, y_i) + \lambda \sum_{i \in U} \log p(x_i) +
-    \log p(\theta)`, recorded in ``history_`` divided by :math:`n_L + \lambda n_U`: the E-step
-    is the posterior :math:`Q_i(c)` of every unlabelled document, the M-step adds :math:`\lambda`
+    EM climbs :math:`J = \sum_{i \in L} \log p(x^{(i)}, y^{(i)}) + \lambda \sum_{i \in U} \log p(x^{(i)}) +
+    \log p(\theta)`, recorded in ``history_`` divided by :math:`m_L + \lambda m_U`: the E-step
+    gives the responsibilities :math:`r_{ik}` of every unlabelled document, the M-step adds :math:`\lambda`
     times its soft counts to the labelled counts.
     """
 

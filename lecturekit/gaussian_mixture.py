@@ -127,8 +127,8 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
     lower_bounds_ : ndarray of shape (n_iter_,)
         Its mean log-likelihood per sample at each iteration, measured in the E-step (before the
         M-step of that iteration). Plain EM (``reg_covar=0``) never decreases it; the floor
-        ``reg_covar`` may cost up to about :math:`(r/\lambda)^2/4` per eigenvalue
-        :math:`\lambda` of a covariance. ``lower_bounds_[-1] == lower_bound_``.
+        ``reg_covar`` :math:`= \varepsilon` may cost up to about :math:`(\varepsilon/\lambda)^2/4`
+        per eigenvalue :math:`\lambda` of a covariance. ``lower_bounds_[-1] == lower_bound_``.
     history_ : ndarray of shape (n_iter_,)
         The same as ``lower_bounds_`` (the name the other EM models of the course use).
     n_features_in_ : int
@@ -386,7 +386,7 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
         return _precisions(factor.astype(np.float64), self.covariance_type).astype(factor.dtype, copy=False)
 
     def _weighted_log_prob(self, X: NDArray[np.float64]) -> NDArray[np.float64]:
-        r""":math:`\log \pi_k + \log \mathcal N(x_i; \mu_k, \Sigma_k)`, from the public attributes."""
+        r""":math:`\log \pi_k + \log \mathcal N(x^{(i)}; \mu_k, \Sigma_k)`, from the public attributes."""
         with np.errstate(divide="ignore"):  # a weight of exactly 0 (set by hand) is log 0 = -inf
             log_weights = np.log(self.weights_)
         return _log_gaussians(X, self.means_, self.covariances_, self.covariance_type) + log_weights
@@ -443,7 +443,7 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
         return covariance + K * d + K - 1
 
     def bic(self, X: ArrayLike) -> float:
-        r"""Bayesian information criterion :math:`-2 \log L + p \log n` (lower is better).
+        r"""Bayesian information criterion :math:`-2 \log L + p \log m` (lower is better).
 
         Parameters
         ----------

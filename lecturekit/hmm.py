@@ -1,25 +1,25 @@
 r"""A hidden Markov model with categorical emissions: Viterbi, forward–backward and Baum–Welch.
 
-The generative story of a sequence :math:`x_1, \dots, x_J` of symbols (words) with hidden states
-(tags) :math:`z_1, \dots, z_J`:
+The generative story of a sequence :math:`x_1, \dots, x_T` of symbols (words) with hidden states
+(tags) :math:`y_1, \dots, y_T`:
 
 .. math::
 
-    z_1 \sim \pi, \qquad z_t \mid z_{t-1} \sim A_{z_{t-1}, \cdot}, \qquad
-    x_t \mid z_t \sim B_{z_t, \cdot},
+    y_1 \sim \pi, \qquad y_t \mid y_{t-1} \sim A_{y_{t-1}, \cdot}, \qquad
+    x_t \mid y_t \sim B_{y_t, \cdot},
 
 with ``startprob_`` :math:`\pi` (K,), ``transmat_`` :math:`A` (K, K) and ``emissionprob_``
 :math:`B` (K, n_features). :class:`CategoricalHMM` has hmmlearn's names and input conventions: X
 is a column of symbol indices, shape (n_samples, 1), and ``lengths`` splits it into sequences;
 :func:`sequences_to_column` encodes token sequences that way. It fits by counting when the
-states are seen (:meth:`CategoricalHMM.fit_supervised`, add-k smoothing) and by Baum–Welch (EM)
-when they are not (:meth:`CategoricalHMM.fit`).
+states are seen (:meth:`CategoricalHMM.fit_supervised`, add-alpha smoothing with the pseudo-count
+given as ``k``) and by Baum–Welch (EM) when they are not (:meth:`CategoricalHMM.fit`).
 
 The recursions (:mod:`lecturekit.hmm_recursions`) run on all sequences at once, one matrix
 product per time step; the forward–backward recursion is scaled and Viterbi works in log space.
 ``tests/test_hmm.py`` checks the log-likelihood, the posteriors, the Viterbi paths and one
 Baum–Welch iteration against hmmlearn 0.3.3's ``CategoricalHMM`` to 1e-8, and Viterbi and the
-likelihood against brute force over all :math:`K^J` paths; ``benchmarks/bench_hmm.py`` times
+likelihood against brute force over all :math:`K^T` paths; ``benchmarks/bench_hmm.py`` times
 both.
 
 Derived in notebooks/06.01-Hidden-Markov-Models-and-Viterbi.ipynb and
@@ -233,7 +233,7 @@ class CategoricalHMM(BaseEstimator):
                                         stats=stats)
 
     def score(self, X: ArrayLike, lengths: ArrayLike | None = None) -> float:
-        """Total log-likelihood :math:`\\sum_s \\log p(x^{(s)})`, by the forward recursion.
+        """Total log-likelihood :math:`\\sum_i \\log p(x^{(i)})` over the sequences, by the forward recursion.
 
         Returns ``-inf`` when a sequence is impossible under the model.
 
@@ -250,7 +250,7 @@ class CategoricalHMM(BaseEstimator):
 
     def score_samples(self, X: ArrayLike, lengths: ArrayLike | None = None
                       ) -> tuple[float, NDArray[np.float64]]:
-        """Total log-likelihood, and the posterior :math:`p(z_t = k \\mid x)` of every state.
+        """Total log-likelihood, and the posterior :math:`p(y_t = k \\mid x)` of every state.
 
         Returns
         -------
@@ -279,7 +279,7 @@ class CategoricalHMM(BaseEstimator):
         Returns
         -------
         log_prob : float
-            Sum over the sequences of :math:`\\max_z \\log p(x, z)` (-inf if impossible).
+            Sum over the sequences of :math:`\\max_y \\log p(x, y)` (-inf if impossible).
         states : ndarray of shape (n_samples,)
             The best paths, concatenated in X's order.
         """

@@ -162,7 +162,7 @@ def forward(startprob: NDArray[np.float64], transmat: NDArray[np.float64],
             ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Scaled forward recursion: the normalised :math:`\hat\alpha` and the normalisers :math:`c`.
 
-    ``frame`` holds :math:`p(x_t \mid z_t = k)` for every row of the layout. A step where every
+    ``frame`` holds :math:`p(x_t \mid y_t = k)` for every row of the layout. A step where every
     state has probability 0 (the sequence is impossible under the model) gets :math:`c_t = 0`
     and :math:`\hat\alpha_t = 0`, without a warning; its log-likelihood is then :math:`-\infty`.
     """
@@ -214,9 +214,9 @@ def _posteriors(alpha: NDArray[np.float64], beta: NDArray[np.float64]) -> NDArra
 
 def expected_transitions(transmat: NDArray[np.float64], alpha: NDArray[np.float64],
                          weighted: NDArray[np.float64], layout: _Layout) -> NDArray[np.float64]:
-    r"""Expected transition counts, :math:`\sum_t \xi_t(j, k)`.
+    r"""Expected transition counts, :math:`\sum_t \xi_t(k, l)`.
 
-    :math:`\sum_t \xi_t(j, k) = A_{jk} \sum_t \hat\alpha_{t-1}(j)\, g_t(k)`: one
+    :math:`\sum_t \xi_t(k, l) = A_{kl} \sum_t \hat\alpha_t(k)\, g_{t+1}(l)`: one
     (K, m) @ (m, K) product over the m rows after the first time step.
     """
     later = slice(layout.n_sequences, alpha.shape[0])
@@ -277,13 +277,13 @@ def viterbi(log_startprob: NDArray[np.float64], log_transmat: NDArray[np.float64
             log_frame: NDArray[np.float64], layout: _Layout) -> tuple[float, NDArray[np.intp]]:
     r"""Viterbi in log space: the summed log-probability of the best paths and the paths.
 
-    :math:`\delta_t(k) = \max_j \bigl(\delta_{t-1}(j) + \log A_{jk}\bigr) + \log b_k(x_t)`.
+    :math:`\delta_t(k) = \max_l \bigl(\delta_{t-1}(l) + \log A_{lk}\bigr) + \log B_{k x_t}`.
     Here the arrays are *state-major*: ``log_frame`` has shape (K, n), one column per row of the
     layout, and so has :math:`\delta`, so that one step builds a (K, K, n_t) array whose last
     axis runs over the sequences (long, contiguous loops) and takes the maximum over its first
     axis (K contiguous slabs). No back-pointers are stored: the backtrack recomputes, for the one
-    state :math:`s_{t+1}` of each sequence,
-    :math:`\operatorname{argmax}_j \delta_t(j) + \log A_{j s_{t+1}}` (the first maximum, as
+    state :math:`\hat y_{t+1}` of each sequence,
+    :math:`\operatorname{argmax}_l \delta_t(l) + \log A_{l \hat y_{t+1}}` (the first maximum, as
     hmmlearn). Each path ends in the argmax of its last :math:`\delta`. States are in the
     layout's row order.
     """

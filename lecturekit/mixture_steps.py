@@ -1,6 +1,6 @@
 r"""The two steps of EM for a mixture of Gaussians, as functions of arrays.
 
-* :func:`_log_gaussians`: the (n, K) matrix of :math:`\log \mathcal N(x_i; \mu_k, \Sigma_k)` for
+* :func:`_log_gaussians`: the (m, K) matrix of :math:`\log \mathcal N(x^{(i)}; \mu_k, \Sigma_k)` for
   the four covariance types, through Cholesky factors (:func:`lecturekit.gaussian.cholesky`);
   with the log weights added and normalised by log-sum-exp, it gives the E-step's responsibilities;
 * :func:`_m_step`: GDA's closed forms with every point counted :math:`r_{ik}` times in component
@@ -84,7 +84,7 @@ def _row_blocks(n: int, K: int, d: int) -> list[slice]:
 
 def _squared_distances(X: NDArray[np.float64], means: NDArray[np.float64],
                        scales: NDArray[np.float64]) -> NDArray[np.float64]:
-    r"""The (n, K) matrix :math:`\sum_j s_{kj} (x_{ij} - \mu_{kj})^2`."""
+    r"""The (m, K) matrix :math:`\sum_j s_{kj} (x^{(i)}_j - \mu_{kj})^2`."""
     (n, d), K = X.shape, means.shape[0]
     out = np.empty((n, K))
     for rows in _row_blocks(n, K, d):
@@ -96,7 +96,7 @@ def _squared_distances(X: NDArray[np.float64], means: NDArray[np.float64],
 
 def _log_gaussians(X: NDArray[np.float64], means: NDArray[np.float64], covariances: NDArray[np.float64],
                    covariance_type: str) -> NDArray[np.float64]:
-    r"""The (n, K) matrix :math:`\log \mathcal N(x_i; \mu_k, \Sigma_k)`."""
+    r"""The (m, K) matrix :math:`\log \mathcal N(x^{(i)}; \mu_k, \Sigma_k)`."""
     n, d = X.shape
     K = means.shape[0]
     if covariance_type == "full":
@@ -121,17 +121,17 @@ def _log_gaussians(X: NDArray[np.float64], means: NDArray[np.float64], covarianc
 
 def _diagonal_scatter(X: NDArray[np.float64], resp: NDArray[np.float64], nk: NDArray[np.float64],
                       means: NDArray[np.float64]) -> NDArray[np.float64]:
-    r"""The (K, d) weighted variances :math:`\sum_i r_{ik} (x_{ij} - \mu_{kj})^2 / n_k`, to full precision.
+    r"""The (K, d) weighted variances :math:`\sum_i r_{ik} (x^{(i)}_j - \mu_{kj})^2 / m_k`, to full precision.
 
     One matrix product does the work: about a shift :math:`c` (the weighted mean of all points),
-    :math:`\operatorname{var}_{kj} = m^{(2)}_{kj} - (m^{(1)}_{kj})^2` with the moments
-    :math:`m^{(p)}_{kj} = \sum_i r_{ik} (x_{ij} - c_j)^p / n_k` taken from the same product (not
+    :math:`\operatorname{var}_{kj} = \nu^{(2)}_{kj} - (\nu^{(1)}_{kj})^2` with the moments
+    :math:`\nu^{(p)}_{kj} = \sum_i r_{ik} (x^{(i)}_j - c_j)^p / m_k` taken from the same product (not
     :math:`\mu_k - c`, whose rounding error would enter the difference to first order).
     That difference loses the leading digits when a component's spread is small next to its
     distance from :math:`c` (scikit-learn expands about 0, so it loses them whenever the data are
     far from the origin). Where the result is below ``_CANCELLATION`` times the first term, fewer
     than about 12 of the 16 digits are left, and that component's variances are recomputed from the
-    centred points, :math:`\sum_i r_{ik} (x_{ij} - \mu_{kj})^2 / n_k`: a component on a single
+    centred points, :math:`\sum_i r_{ik} (x^{(i)}_j - \mu_{kj})^2 / m_k`: a component on a single
     point gets a variance of exactly 0, never a rounding error of either sign.
     """
     centred = X - nk @ means / nk.sum()

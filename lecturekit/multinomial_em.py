@@ -61,28 +61,29 @@ class SemiSupervisedNB(_SemiSupervisedEM, MultinomialNB):
     Nigam, McCallum, Thrun and Mitchell (2000). Start from :class:`MultinomialNB` fitted on the
     labelled documents, then alternate
 
-    * the **E-step**: soft labels :math:`Q_i(c) = p(y = c \mid x_i)` of every unlabelled
-      document under the current model (Bayes' rule in log space);
+    * the **E-step**: the responsibilities :math:`r_{ik} = p(y = k \mid x^{(i)})` of every
+      unlabelled document under the current model (Bayes' rule in log space);
     * the **M-step**: the add-alpha estimates of :class:`MultinomialNB` from the labelled counts
       plus ``unlabeled_weight`` :math:`\lambda` times the soft counts,
 
     .. math::
 
-        \theta_{cj} = \frac{N^L_{cj} + \lambda \sum_{i \in U} Q_i(c)\, x_{ij} + \alpha}
-                           {\sum_{j'} \bigl(N^L_{cj'} + \lambda \sum_{i \in U} Q_i(c)\, x_{ij'}\bigr) + \alpha d},
+        \phi_{j \mid y = k} = \frac{\tilde N_{kj} + \alpha}{\sum_{j'} \tilde N_{kj'} + \alpha V},
         \qquad
-        \pi_c = \frac{n^L_c + \lambda \sum_{i \in U} Q_i(c)}{n_L + \lambda n_U}.
+        \pi_k = \frac{m^L_k + \lambda \sum_{i \in U} r_{ik}}{m_L + \lambda m_U},
+        \qquad
+        \tilde N_{kj} = N^L_{kj} + \lambda \sum_{i \in U} r_{ik}\, x^{(i)}_j.
 
     Each iteration cannot decrease the objective
 
     .. math::
 
-        \sum_{i \in L} \log p(x_i, y_i) + \lambda \sum_{i \in U} \log p(x_i)
-        + \alpha \sum_{c, j} \log \theta_{cj},
+        \sum_{i \in L} \log p(x^{(i)}, y^{(i)}) + \lambda \sum_{i \in U} \log p(x^{(i)})
+        + \alpha \sum_{k, j} \log \phi_{j \mid y = k},
 
     the log posterior of the parameters under a Dirichlet(alpha + 1) prior (up to a constant and
     the multinomial coefficients), which ``history_`` records divided by
-    :math:`n_L + \lambda n_U`. With no unlabelled documents (or :math:`\lambda = 0`) the fit is
+    :math:`m_L + \lambda m_U`. With no unlabelled documents (or :math:`\lambda = 0`) the fit is
     exactly ``MultinomialNB(alpha)``.
 
     The class prior is the plain weighted frequency, as in :class:`MultinomialNB`; Nigam et al.
@@ -101,7 +102,7 @@ class SemiSupervisedNB(_SemiSupervisedEM, MultinomialNB):
     tol : float, default 1e-3
         Stop when the objective per (weighted) document changes by less than this (as
         :class:`GaussianMixture`'s ``tol``). A post of a few hundred words scores about -1e3, and
-        the prior term :math:`\alpha \sum \log \theta` adds a part that grows with alpha and the
+        the prior term :math:`\alpha \sum \log \phi` adds a part that grows with alpha and the
         vocabulary, so on long documents 1e-2 changes little (notebook 5.3 uses it).
 
     Attributes
@@ -172,15 +173,17 @@ class MultinomialMixture(_FittedMixture, DensityMixin, BaseEstimator):
     r"""A mixture of K multinomials (naive Bayes with every label hidden), fitted by EM.
 
     Clusters documents: :math:`z \sim \mathrm{Categorical}(\pi)`, then the words of the document
-    from :math:`\theta_z`. EM is that of :class:`SemiSupervisedNB` with no labelled documents:
-    the E-step gives responsibilities :math:`Q_i(k)`, the M-step the add-alpha estimates from
-    the soft counts, :math:`\theta_{kj} \propto \sum_i Q_i(k) x_{ij} + \alpha` and
-    :math:`\pi_k = \sum_i Q_i(k) / n`. Each iteration cannot decrease
-    :math:`\sum_i \log p(x_i) + \alpha \sum_{k, j} \log \theta_{kj}`, recorded per document in
+    from component :math:`z`'s word distribution :math:`\phi_{\cdot \mid y = z}`. EM is that of
+    :class:`SemiSupervisedNB` with no labelled documents: the E-step gives responsibilities
+    :math:`r_{ik}`, the M-step the add-alpha estimates from the soft counts,
+    :math:`\phi_{j \mid y = k} \propto \sum_i r_{ik} x^{(i)}_j + \alpha` and
+    :math:`\pi_k = \sum_i r_{ik} / m`.
+    Each iteration cannot decrease
+    :math:`\sum_i \log p(x^{(i)}) + \alpha \sum_{k, j} \log \phi_{j \mid y = k}`, recorded per document in
     ``history_``. A component is a cluster, not a class: its index carries no meaning and a
     restart may permute them.
 
-    Log-probabilities leave out the multinomial coefficient :math:`\log (n_i! / \prod_j x_{ij}!)`
+    Log-probabilities leave out the multinomial coefficient :math:`\log (n_i! / \prod_j x^{(i)}_j!)`
     of each document: it does not depend on the parameters, so it changes no fit, posterior or
     comparison of models on the same documents.
 
@@ -208,7 +211,7 @@ class MultinomialMixture(_FittedMixture, DensityMixin, BaseEstimator):
     weights_ : ndarray of shape (n_components,)
         Mixture weights :math:`\pi_k`.
     feature_log_prob_ : ndarray of shape (n_components, n_features)
-        :math:`\log \theta_{kj}`.
+        :math:`\log \phi_{j \mid y = k}`.
     feature_count_ : ndarray of shape (n_components, n_features)
         The soft word counts of the last M-step.
     converged_, n_iter_, history_, lower_bound_, n_features_in_
