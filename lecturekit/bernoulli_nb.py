@@ -35,15 +35,17 @@ class BernoulliNB(_DiscreteNB):
     r"""Bernoulli naive Bayes: each word of the vocabulary is present or absent, independently.
 
     Each feature is a two-outcome variable, so its add-alpha estimate is
-    :math:`p_{cj} = (N_{cj} + \alpha) / (N_c + 2\alpha)`, where :math:`N_{cj}` counts the
-    documents of class :math:`c` that contain word :math:`j` and :math:`N_c` all documents of
-    class :math:`c`. It is computed by ``add_k`` on the stacked (present, absent) counts
-    :math:`(N_{cj}, N_c - N_{cj})`, which also gives :math:`\log(1 - p_{cj})` directly (when
-    there are fewer possible counts 0..N_c than features, once per possible count, then looked
-    up: the same numbers, several times faster on text). A document
-    scores :math:`\log \pi_c + \sum_j [x_j \log p_{cj} + (1 - x_j) \log (1 - p_{cj})] =
-    \log \pi_c + x \cdot (\log p_c - \log(1 - p_c)) + \sum_j \log(1 - p_{cj})`, one sparse
-    product. Unlike the multinomial model, an empty document carries evidence: every word absent.
+    :math:`\phi_{j \mid y=k} = (N_{kj} + \alpha) / (m_k + 2\alpha)`, where :math:`N_{kj}` counts
+    the documents of class :math:`k` that contain word :math:`j` and :math:`m_k` all documents of
+    class :math:`k` (the notation of the course, notation.md). It is computed by ``add_k`` on the
+    stacked (present, absent) counts :math:`(N_{kj}, m_k - N_{kj})`, which also gives
+    :math:`\log(1 - \phi_{j \mid y=k})` directly (when there are fewer possible counts 0..m_k than
+    features, once per possible count, then looked up: the same numbers, several times faster on
+    text). A document scores
+    :math:`\log \pi_k + \sum_j [x_j \log \phi_{j \mid y=k} + (1 - x_j) \log (1 - \phi_{j \mid y=k})]`,
+    that is :math:`\log \pi_k + \sum_j x_j \log \frac{\phi_{j \mid y=k}}{1 - \phi_{j \mid y=k}} +
+    \sum_j \log(1 - \phi_{j \mid y=k})`, one sparse product. Unlike the multinomial model, an
+    empty document carries evidence: every word absent.
 
     Parameters
     ----------
@@ -51,7 +53,7 @@ class BernoulliNB(_DiscreteNB):
         Pseudo-count added to both outcomes of every feature: the MAP estimate under a
         Beta(a, a) prior with ``alpha = a - 1`` (see :func:`lecturekit.smoothing.beta_map`).
         An array gives feature j its own pseudo-count :math:`\alpha_j`:
-        :math:`p_{cj} = (N_{cj} + \alpha_j) / (N_c + 2\alpha_j)` (scikit-learn 1.9 documents
+        :math:`\phi_{j \mid y=k} = (N_{kj} + \alpha_j) / (m_k + 2\alpha_j)` (scikit-learn 1.9 documents
         this but its BernoulliNB fails on such an array unless n_classes = n_features).
     force_alpha : bool, default True
         As in scikit-learn: if False and ``alpha < 1e-10`` (any entry), it is raised to 1e-10
@@ -69,12 +71,12 @@ class BernoulliNB(_DiscreteNB):
     ----------
     classes_ : ndarray of shape (n_classes,)
     class_count_ : ndarray of shape (n_classes,)
-        :math:`N_c`, documents per class.
+        :math:`m_k`, documents per class.
     feature_count_ : ndarray of shape (n_classes, n_features)
-        :math:`N_{cj}`, documents of class c that contain word j.
+        :math:`N_{kj}`, documents of class k that contain word j.
     class_log_prior_ : ndarray of shape (n_classes,)
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        :math:`\log p_{cj}`.
+        :math:`\log \phi_{j \mid y=k}`, class k in row k - 1.
     n_features_in_ : int
 
     Examples
@@ -143,7 +145,7 @@ class BernoulliNB(_DiscreteNB):
 
     def sample(self, n_samples: int = 1, y: ArrayLike | None = None, *,
                random_state: Any = None) -> tuple[sp.csr_matrix, NDArray[Any]]:
-        """Generate binary documents: a class, then each word present with probability p_cj.
+        """Generate binary documents: a class k, then each word j present with probability phi_j|y=k.
 
         Parameters
         ----------
@@ -157,7 +159,7 @@ class BernoulliNB(_DiscreteNB):
         Returns
         -------
         X_sample : scipy.sparse.csr_matrix of shape (n_samples, n_features), int64
-            0/1 entries (the draws are made one class at a time, n_c by n_features uniforms).
+            0/1 entries (the draws are made one class at a time, m_k by n_features uniforms).
         y_sample : ndarray of shape (n_samples,)
         """
         rng = self._sample_rng(random_state)

@@ -1,7 +1,7 @@
 r"""Categorical naive Bayes: each feature takes one of a few values, drawn from its own distribution.
 
-The categorical event model: given the class, feature :math:`i` is one draw from a categorical
-distribution over its categories :math:`0, \dots, n_i - 1`, independently of the other features
+The categorical event model: given the class, feature :math:`j` is one draw from a categorical
+distribution over its :math:`V_j` categories, coded :math:`0, \dots, V_j - 1`, independently of the other features
 (notebooks/01.01-Bayes-Rule-and-Maximum-Likelihood.ipynb estimates one such distribution; chapter 4
 smooths it).
 """
@@ -20,28 +20,28 @@ from lecturekit.nb_base import _class_feature_counts, _DiscreteNB
 class CategoricalNB(_DiscreteNB):
     r"""Categorical naive Bayes: one categorical distribution per feature and class.
 
-    Feature :math:`i` takes a value in :math:`\{0, 1, \dots, n_i - 1\}` (``n_categories_[i]``).
-    Given the class :math:`c`, it is one draw from a categorical distribution
-    :math:`\theta_{ci} = (\theta_{ci0}, \dots, \theta_{ci,n_i-1})`, independently of the other
-    features. With :math:`N_{cik}` the number of training rows of class :math:`c` whose feature
-    :math:`i` equals :math:`k` (``category_count_[i][c, k]``), the add-alpha estimate is
+    Feature :math:`j` takes one of :math:`V_j` values, coded ``0, 1, ..., V_j - 1``
+    (:math:`V_j` is ``n_categories_[j - 1]``). Given the class :math:`k`, it is one draw from a
+    categorical distribution :math:`(\theta_{kjv})_v`, independently of the other features. With
+    :math:`N_{kjv}` the number of training rows of class :math:`k` whose feature :math:`j` has
+    value :math:`v` (``category_count_[j - 1][k - 1, v]``), the add-alpha estimate is
 
     .. math::
 
-        \theta_{cik} = \frac{N_{cik} + \alpha}{N_c + \alpha n_i},
+        \theta_{kjv} = \frac{N_{kjv} + \alpha}{m_k + \alpha V_j},
 
-    where :math:`N_c = \sum_k N_{cik}` is the number of rows of class :math:`c`: each feature is
-    its own categorical distribution, smoothed with its own number of categories. A row scores
-    :math:`\log \pi_c + \sum_i \log \theta_{c,i,x_i}`.
+    where :math:`m_k = \sum_v N_{kjv}` is the number of rows of class :math:`k`: each feature is
+    its own categorical distribution, smoothed with its own number of values. A row scores
+    :math:`\log \pi_k + \sum_j \log \theta_{k j x_j}` (the notation of notation.md).
 
     This is multinomial naive Bayes on the one-hot encoding of X (one column per feature and
     category, exactly one 1 per feature), and it is computed that way: the one-hot matrix is
     built sparse (``n_samples * n_features`` stored ones) and counted and scored by the same code
     as :class:`~lecturekit.multinomial_nb.MultinomialNB`, never densified. The difference from
-    the multinomial model lies in the normalisation: :math:`\theta_{ci}` sums to one over the
-    categories of feature :math:`i` alone, not over all columns.
+    the multinomial model lies in the normalisation: :math:`(\theta_{kjv})_v` sums to one over the
+    values of feature :math:`j` alone, not over all columns.
 
-    Categories must be coded as the integers ``0, 1, ..., n_i - 1`` (e.g. by
+    Categories must be coded as the integers ``0, 1, ..., V_j - 1`` (e.g. by
     ``sklearn.preprocessing.OrdinalEncoder``); integer-valued floats such as ``2.0`` are accepted.
 
     Parameters
@@ -58,24 +58,24 @@ class CategoricalNB(_DiscreteNB):
         Fixed class prior (non-negative, summing to one), in the order of ``classes_``.
     min_categories : int or array_like of shape (n_features,), optional
         The smallest number of categories of every feature (or of each feature): a feature with
-        ``min_categories`` :math:`m` has at least the categories ``0..m-1``, even when the
+        ``min_categories`` :math:`c` has at least the categories ``0..c-1``, even when the
         training data lack some, which then get the smoothed probability
-        :math:`\alpha / (N_c + \alpha n_i)`. None: ``max(X[:, i]) + 1``.
+        :math:`\alpha / (m_k + \alpha V_j)`. None: ``max(X[:, j - 1]) + 1`` for feature j.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
         The class labels, sorted.
     class_count_ : ndarray of shape (n_classes,)
-        :math:`N_c`, rows per class (weighted by ``sample_weight``).
-    category_count_ : list of n_features ndarrays of shape (n_classes, n_categories_[i])
-        :math:`N_{cik}`, (weighted) rows of class c whose feature i is category k.
+        :math:`m_k`, rows per class (weighted by ``sample_weight``).
+    category_count_ : list of n_features ndarrays of shape (n_classes, n_categories_[j - 1])
+        :math:`N_{kjv}`, (weighted) rows of class k whose feature j has value v.
     class_log_prior_ : ndarray of shape (n_classes,)
-        Log prior :math:`\log \pi_c`.
-    feature_log_prob_ : list of n_features ndarrays of shape (n_classes, n_categories_[i])
-        :math:`\log \theta_{cik}`.
+        Log prior :math:`\log \pi_k`.
+    feature_log_prob_ : list of n_features ndarrays of shape (n_classes, n_categories_[j - 1])
+        :math:`\log \theta_{kjv}`.
     n_categories_ : ndarray of shape (n_features,), int64
-        :math:`n_i`, the number of categories of each feature.
+        :math:`V_j`, the number of categories of each feature.
     n_features_in_ : int
         Number of features.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -87,11 +87,11 @@ class CategoricalNB(_DiscreteNB):
 
     - A non-integer category such as 1.5 raises a ValueError; scikit-learn silently truncates it
       to 1. Negative categories raise a ValueError in both.
-    - A category at predict time beyond those known from fitting (``x_i >= n_categories_[i]``)
+    - A category at predict time beyond those known from fitting (``X[:, j] >= n_categories_[j]``)
       raises a ValueError that names the feature and the fix (``min_categories``);
       scikit-learn raises an IndexError from NumPy.
     - After :meth:`partial_fit`, ``n_categories_`` counts the categories of all batches so far
-      (it equals the width of ``category_count_[i]``, so the model equals one :meth:`fit` on
+      (it equals the width of ``category_count_[j]``, so the model equals one :meth:`fit` on
       all the batches); scikit-learn keeps the count of the latest batch only.
     - With ``alpha = 0`` a class with no rows yet (:meth:`partial_fit`) gets
       :math:`\log \theta = -\infty` (it cannot produce any row until seen) rather than NaN.

@@ -19,14 +19,15 @@ from lecturekit.nb_base import _DiscreteNB
 class ComplementNB(_DiscreteNB):
     r"""Complement naive Bayes (Rennie et al., 2003), as scikit-learn implements it.
 
-    **What it fixes.** Multinomial naive Bayes estimates class :math:`c`'s word distribution
-    from the documents of class :math:`c` alone,
-    :math:`\theta_{cj} = (N_{cj} + \alpha) / (N_c + \alpha d)` with :math:`N_c = \sum_j N_{cj}`.
-    When the classes are unbalanced, a small class has few words, so its :math:`\theta_c` is
-    both noisier and pulled harder towards the uniform :math:`1/d` by the pseudo-counts than a
-    large class's. The weights :math:`\log \theta_{cj}` of the classes are then on different
-    scales for reasons that have nothing to do with the documents, and the decision
-    :math:`\arg\max_c \sum_j x_j \log \theta_{cj}` leans towards some classes whatever the prior
+    **What it fixes.** Multinomial naive Bayes estimates class :math:`k`'s word distribution
+    from the documents of class :math:`k` alone,
+    :math:`\phi_{j \mid y=k} = (N_{kj} + \alpha) / (N_k + \alpha V)` with :math:`N_k = \sum_j N_{kj}`
+    and :math:`V` words. When the classes are unbalanced, a small class has few words, so its
+    :math:`\phi_{\cdot \mid y=k}` is both noisier and pulled harder towards the uniform
+    :math:`1/V` by the pseudo-counts than a large class's. The weights
+    :math:`\log \phi_{j \mid y=k}` of the classes are then on different scales for reasons that
+    have nothing to do with the documents, and the decision
+    :math:`\arg\max_k \sum_j x_j \log \phi_{j \mid y=k}` leans towards some classes whatever the prior
     says (Rennie et al.'s "skewed data bias").
 
     **The complement.** Estimate instead, for every class, the word distribution of all the
@@ -34,18 +35,18 @@ class ComplementNB(_DiscreteNB):
 
     .. math::
 
-        \tilde N_{cj} = \sum_{c' \ne c} N_{c'j}, \qquad
-        \tilde\theta_{cj} = \frac{\tilde N_{cj} + \alpha_j}{\sum_k (\tilde N_{ck} + \alpha_k)}.
+        \tilde N_{kj} = \sum_{l \ne k} N_{lj}, \qquad
+        \tilde\phi_{j \mid k} = \frac{\tilde N_{kj} + \alpha_j}{\sum_{j'} (\tilde N_{kj'} + \alpha_{j'})}.
 
     With :math:`K` classes each complement pools :math:`K - 1` of them, so every
-    :math:`\tilde\theta_c` rests on most of the training words and the estimates of small and
+    :math:`\tilde\phi_{\cdot \mid k}` rests on most of the training words and the estimates of small and
     large classes are about equally reliable: the skew is gone. A document that the complement
-    of :math:`c` explains *badly* is likely to belong to :math:`c`, so the decision is
+    of :math:`k` explains *badly* is likely to belong to :math:`k`, so the decision is
 
     .. math::
 
-        \hat y = \arg\min_c \sum_j x_j \log \tilde\theta_{cj}
-               = \arg\max_c \sum_j x_j w_{cj}, \qquad w_{cj} = -\log \tilde\theta_{cj},
+        \hat y = \arg\min_k \sum_j x_j \log \tilde\phi_{j \mid k}
+               = \arg\max_k \sum_j x_j w_{kj}, \qquad w_{kj} = -\log \tilde\phi_{j \mid k},
 
     the multinomial log-likelihood of the complement with its sign flipped. The class prior is
     dropped, as in Rennie et al. (its effect is small next to the words of a document) and in
@@ -54,11 +55,11 @@ class ComplementNB(_DiscreteNB):
     refuses (one class leaves nothing to classify).
 
     **norm=True** (step 8 of Rennie et al.'s Table 9) rescales each class's weights to sum to
-    one: ``feature_log_prob_`` is :math:`\log \tilde\theta_{cj} / \sum_k \log \tilde\theta_{ck}`,
+    one: ``feature_log_prob_`` is :math:`\log \tilde\phi_{j \mid k} / \sum_{j'} \log \tilde\phi_{j' \mid k}`,
     so that a class whose complement puts mass on fewer words does not get larger weights just
     for that. The default ``norm=False`` is what Mahout and Weka do.
 
-    The scores :math:`\sum_j x_j w_{cj}` are returned by :meth:`predict_joint_log_proba`, and
+    The scores :math:`\sum_j x_j w_{kj}` are returned by :meth:`predict_joint_log_proba`, and
     :meth:`predict_proba` normalises them by the log-sum-exp over the classes, exactly as
     scikit-learn does; they are *not* the log-probability of a generative model of the document,
     so the "probabilities" rank the classes but are not calibrated.
@@ -86,13 +87,13 @@ class ComplementNB(_DiscreteNB):
     class_log_prior_ : ndarray of shape (n_classes,)
         Log prior; not used in the scores.
     feature_count_ : ndarray of shape (n_classes, n_features)
-        :math:`N_{cj}`: the summed (weighted) counts of each word in each class.
+        :math:`N_{kj}`: the summed (weighted) counts of each word in each class.
     feature_all_ : ndarray of shape (n_features,)
-        :math:`\sum_c N_{cj}`: the count of each word over all classes, so that
-        :math:`\tilde N_{cj}` is ``feature_all_ - feature_count_[c]``.
+        :math:`\sum_k N_{kj}`: the count of each word over all classes, so that
+        :math:`\tilde N_{kj}` is ``feature_all_ - feature_count_[k - 1]``.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        The weights :math:`w_{cj} = -\log \tilde\theta_{cj}` (with ``norm=True``,
-        :math:`\log \tilde\theta_{cj} / \sum_k \log \tilde\theta_{ck}`).
+        The weights :math:`w_{kj} = -\log \tilde\phi_{j \mid k}` (with ``norm=True``,
+        :math:`\log \tilde\phi_{j \mid k} / \sum_{j'} \log \tilde\phi_{j' \mid k}`).
     n_features_in_ : int
         Number of features (the vocabulary size).
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -100,14 +101,14 @@ class ComplementNB(_DiscreteNB):
 
     Notes
     -----
-    With ``alpha = 0`` (``force_alpha=True``) a word seen in class :math:`c` only has
-    :math:`\tilde\theta_{cj} = 0` and an infinite weight, where scikit-learn returns NaN
+    With ``alpha = 0`` (``force_alpha=True``) a word seen in class :math:`k` only has
+    :math:`\tilde\phi_{j \mid k} = 0` and an infinite weight, where scikit-learn returns NaN
     probabilities. Here the scores follow the limit :math:`\alpha \to 0^+`: a document that
     contains such words goes to the class(es) with the most occurrences of them, the finite
-    weights deciding between those; with ``norm=True`` the weights of a class with :math:`m`
-    such words tend to :math:`1/m` on them and to 0 elsewhere; a class with no word outside it
-    has a uniform complement :math:`\tilde\theta_{cj} = 1/d` (the limit of
-    :math:`\alpha / (d\alpha)`). With a single feature every :math:`\tilde\theta_{c1} = 1`, so
+    weights deciding between those; with ``norm=True`` the weights of a class with :math:`r`
+    such words tend to :math:`1/r` on them and to 0 elsewhere; a class with no word outside it
+    has a uniform complement :math:`\tilde\phi_{j \mid k} = 1/V` (the limit of
+    :math:`\alpha / (V\alpha)`). With a single feature every :math:`\tilde\phi_{1 \mid k} = 1`, so
 with ``norm=True`` the weights are :math:`0/0`: here 0 (no evidence, the classes tie), in
 scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-learn's.
 

@@ -21,8 +21,8 @@ from lecturekit.nb_base import (
 class GaussianNB(_BaseNB):
     r"""Gaussian naive Bayes: each feature is normal within a class, independently.
 
-    The estimates are the class means :math:`\mu_{cj}` (``theta_``) and the maximum-likelihood
-    variances :math:`\sigma^2_{cj}` (divided by :math:`n_c`, not :math:`n_c - 1`) plus
+    The estimates are the class means :math:`\mu_{kj}` (``theta_``) and the maximum-likelihood
+    variances :math:`\sigma^2_{kj}` (divided by :math:`m_k`, not :math:`m_k - 1`) plus
     ``epsilon_ = var_smoothing * max_j Var(x_j)``, the largest variance of any feature over *all*
     training data, as in scikit-learn (with ``sample_weight`` the class means and variances are
     weighted, ``epsilon_`` is not, as in scikit-learn). :meth:`partial_fit` merges batches with

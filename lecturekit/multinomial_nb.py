@@ -21,12 +21,14 @@ from lecturekit.nb_base import (
 class MultinomialNB(_DiscreteNB):
     r"""Multinomial naive Bayes: a document is a bag of words drawn from its class's distribution.
 
-    With :math:`N_{cj}` the number of times word :math:`j` occurs in the documents of class
-    :math:`c`, the add-alpha estimate is
-    :math:`\theta_{cj} = (N_{cj} + \alpha) / (\sum_{j'} N_{cj'} + \alpha d)`, computed by
+    With :math:`N_{kj}` the number of times word :math:`j` occurs in the documents of class
+    :math:`k`, :math:`N_k = \sum_{j'} N_{kj'}` and :math:`V` words (the notation of notation.md),
+    the add-alpha estimate is
+    :math:`\phi_{j \mid y=k} = (N_{kj} + \alpha) / (N_k + \alpha V)`, computed by
     ``add_k(feature_count_, alpha, axis=1, log=True)`` in log space, and a document scores
-    :math:`\log \pi_c + \sum_j x_j \log \theta_{cj}` (one sparse-times-dense product). An
-    empty document (an all-zero row) scores :math:`\log \pi_c`: the prior alone decides.
+    :math:`\log \pi_k + \sum_j x_j \log \phi_{j \mid y=k}`, with :math:`x_j` its count of word
+    :math:`j` (one sparse-times-dense product). An empty document (an all-zero row) scores
+    :math:`\log \pi_k`: the prior alone decides.
 
     Parameters
     ----------
@@ -35,7 +37,7 @@ class MultinomialNB(_DiscreteNB):
         the Bayesian view it is the MAP estimate under a symmetric Dirichlet(a) prior with
         ``alpha = a - 1`` (see :func:`lecturekit.smoothing.dirichlet_map`).
         An array gives word j its own pseudo-count :math:`\alpha_j`, as in scikit-learn:
-        :math:`\theta_{cj} = (N_{cj} + \alpha_j) / (\sum_{j'} N_{cj'} + \sum_{j'} \alpha_{j'})`.
+        :math:`\phi_{j \mid y=k} = (N_{kj} + \alpha_j) / (N_k + \sum_{j'} \alpha_{j'})`.
     force_alpha : bool, default True
         As in scikit-learn: if False and ``alpha < 1e-10`` (any entry), it is raised to 1e-10
         with a warning; if True alpha is kept as given (alpha=0 gives the raw MLE).
@@ -51,11 +53,11 @@ class MultinomialNB(_DiscreteNB):
     class_count_ : ndarray of shape (n_classes,)
         Number of training documents of each class.
     feature_count_ : ndarray of shape (n_classes, n_features)
-        :math:`N_{cj}`: the summed counts of each word in each class.
+        :math:`N_{kj}`: the summed counts of each word in each class (class k in row k - 1).
     class_log_prior_ : ndarray of shape (n_classes,)
-        Log prior :math:`\log \pi_c`.
+        Log prior :math:`\log \pi_k`.
     feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        :math:`\log \theta_{cj}`.
+        :math:`\log \phi_{j \mid y=k}`.
     n_features_in_ : int
         Number of features (the vocabulary size).
 
@@ -106,7 +108,7 @@ class MultinomialNB(_DiscreteNB):
         """Generate documents from the fitted generative story.
 
         For each document: a class from the prior (or the given ``y``), a length from
-        ``n_words``, then word counts :math:`\\sim \\mathrm{Multinomial}(\\text{length}, \\theta_c)`
+        ``n_words``, then word counts :math:`\\sim \\mathrm{Multinomial}(\\text{length}, \\phi_{\\cdot \\mid y=k})`
         (drawn as ``length`` word ids, then counted, so memory grows with the number of words,
         not with the vocabulary).
 

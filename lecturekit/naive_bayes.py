@@ -2,17 +2,19 @@ r"""Naive Bayes: Bernoulli, multinomial, complement, categorical and Gaussian mo
 
 Every model here tells the same generative story: draw a class :math:`y \sim
 \mathrm{Categorical}(\pi)`, then draw each feature *independently given the class* (the naive
-Bayes assumption). Only the distribution of a feature given the class changes:
+Bayes assumption). Only the distribution of a feature given the class changes. In the notation of
+the course (notation.md): class k, word or feature j, V words, m_k examples and N_k words of
+class k, N_kj the count of word j in class k, a the pseudo-count ``alpha``:
 
 ======================  ============================================  ==========================================
-Model                   :math:`x_j \mid y = c`                        Estimate (from counts)
+Model                   :math:`x_j \mid y = k`                        Estimate (from counts)
 ======================  ============================================  ==========================================
-:class:`BernoulliNB`    word j present with probability p_jc          (N_jc + a) / (N_c + 2a)
-:class:`MultinomialNB`  a document of words drawn from theta_c        (N_jc + a) / (N_c. + a d)
-:class:`ComplementNB`   as multinomial, each class scored against     weights -log (N~_jc + a) / (N~_c. + a d),
+:class:`BernoulliNB`    word j present with probability phi_j|y=k     (N_kj + a) / (m_k + 2a)
+:class:`MultinomialNB`  each word j drawn w. prob. phi_j|y=k          (N_kj + a) / (N_k + a V)
+:class:`ComplementNB`   as multinomial, each class scored against     weights -log (N~_kj + a) / (N~_k + a V),
                         the other classes (Rennie et al., 2003)       N~: the counts of all the other classes
-:class:`CategoricalNB`  category k of feature j w. prob. t_jkc        (N_jkc + a) / (N_c + a n_j)
-:class:`GaussianNB`     :math:`\mathcal N(\mu_{jc}, \sigma^2_{jc})`   class mean, variance (MLE)
+:class:`CategoricalNB`  value v of feature j w. prob. theta_kjv       (N_kjv + a) / (m_k + a V_j)
+:class:`GaussianNB`     :math:`\mathcal N(\mu_{kj}, \sigma^2_{kj})`   class mean, variance (MLE)
 ======================  ============================================  ==========================================
 
 This module gathers them under one name; each lives in a module of its own

@@ -229,7 +229,7 @@ def _normalise(joint: NDArray[np.float64], name: str, *, exponentiate: bool = Fa
 class _Posterior(ClassifierMixin, BaseEstimator):
     """Bayes' rule from a model's joint log-likelihoods: the predict methods of naive Bayes.
 
-    Subclasses give ``_joint(X)``, :math:`\\log p(x, y = c)` for a validated X, and may refine
+    Subclasses give ``_joint(X)``, :math:`\\log p(x, y = k)` for a validated X, and may refine
     ``_predict_input(X)``, which checks X for prediction.
     """
 
@@ -246,7 +246,7 @@ class _Posterior(ClassifierMixin, BaseEstimator):
         return X
 
     def predict_joint_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log joint probabilities :math:`\\log p(x, y = c)`, one column per class.
+        """Log joint probabilities :math:`\\log p(x, y = k)`, one column per class (class k in column k - 1).
 
         Parameters
         ----------
@@ -261,7 +261,7 @@ class _Posterior(ClassifierMixin, BaseEstimator):
         return self._joint(self._predict_input(X))
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
-        """Log posterior probabilities :math:`\\log p(y = c \\mid x)` (Bayes' rule, log-sum-exp).
+        """Log posterior probabilities :math:`\\log p(y = k \\mid x)` (Bayes' rule, log-sum-exp).
 
         Parameters
         ----------
@@ -276,7 +276,7 @@ class _Posterior(ClassifierMixin, BaseEstimator):
         return _normalise(self.predict_joint_log_proba(X), type(self).__name__)
 
     def predict_proba(self, X: Any) -> NDArray[np.float64]:
-        """Posterior probabilities :math:`p(y = c \\mid x)`; each row sums to one.
+        """Posterior probabilities :math:`p(y = k \\mid x)`; each row sums to one.
 
         Parameters
         ----------
@@ -505,7 +505,7 @@ class _DiscreteNB(_BaseNB):
 
     def _scores(self, X: Any, log_yes: NDArray[np.float64],
                 log_no: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
-        r"""Sum over features of :math:`x_j \log a_{cj}` (+ :math:`(1-x_j) \log b_{cj}`) + log prior.
+        r"""Sum over features of :math:`x_j \log a_{kj}` (+ :math:`(1-x_j) \log b_{kj}`) + log prior.
 
         Fast path: one sparse-times-dense product. When a probability is exactly 0 (alpha = 0 with
         force_alpha) the zero entries of X must contribute 0, not ``0 * -inf = NaN``; the

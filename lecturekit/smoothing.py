@@ -1,15 +1,16 @@
 r"""Smoothing and MAP estimation: what to believe about probabilities never (or rarely) observed.
 
 Pure functions of counts, like :mod:`lecturekit.estimation`, on which they build. Each estimate is
-the maximum-likelihood estimate with pseudo-counts added, and each pseudo-count is a prior:
+the maximum-likelihood estimate with pseudo-counts added, and each pseudo-count is a prior (for a
+variable with J values, value j observed N_j times out of N; N_1 heads out of N for a coin):
 
 ==============================  ===========================================  ==============================
 Estimate                        Formula                                      Function
 ==============================  ===========================================  ==============================
-add-k (Laplace for k = 1)       (N_j + k) / (N + kK)                         :func:`add_k`
+add-k (Laplace for k = 1)       (N_j + k) / (N + kJ)                         :func:`add_k`
 Beta MAP (posterior mode)       (N_1 + a - 1) / (N + a + b - 2)              :func:`beta_map`
 Beta posterior mean             (N_1 + a) / (N + a + b)                      :func:`beta_posterior_mean`
-Dirichlet MAP (posterior mode)  (N_j + beta_j - 1) / (N + sum(beta) - K)     :func:`dirichlet_map`
+Dirichlet MAP (posterior mode)  (N_j + beta_j - 1) / (N + sum(beta) - J)     :func:`dirichlet_map`
 Dirichlet posterior mean        (N_j + beta_j) / (N + sum(beta))             :func:`dirichlet_posterior_mean`
 interpolation (Jelinek-Mercer)  lam P(x | y) + (1 - lam) P(x)                :func:`interpolate`
 ==============================  ===========================================  ==============================
@@ -271,18 +272,18 @@ def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0,
                   axis: int = -1) -> NDArray[np.float64]:
     r"""MAP estimate of categorical probabilities under a Dirichlet(:math:`\beta`) prior.
 
-    The posterior is :math:`\mathrm{Dirichlet}(N_1 + \beta_1, \dots, N_K + \beta_K)` and its mode
-    is :math:`\hat\phi_j = (N_j + \beta_j - 1) / (N + \sum_k \beta_k - K)`. A symmetric prior
+    The posterior is :math:`\mathrm{Dirichlet}(N_1 + \beta_1, \dots, N_J + \beta_J)` and its mode
+    is :math:`\hat\phi_j = (N_j + \beta_j - 1) / (N + \sum_{j'} \beta_{j'} - J)`. A symmetric prior
     :math:`\beta_j = \alpha + 1` gives add-alpha smoothing: ``dirichlet_map(counts, alpha + 1)``
     equals ``add_k(counts, alpha)``.
 
     Parameters
     ----------
     counts : array_like
-        Non-negative counts; the K categories run along ``axis``.
+        Non-negative counts; the J categories run along ``axis``.
     concentration : array_like, default 2.0
         :math:`\beta`, each ``>= 1``: one number (a symmetric prior) or one per category. It
-        broadcasts against ``counts`` with the category axis moved last, so a vector of K values
+        broadcasts against ``counts`` with the category axis moved last, so a vector of J values
         is one per category whatever ``axis`` is.
     axis : int, default -1
         The axis that indexes categories.
@@ -301,7 +302,7 @@ def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0,
 
     Examples
     --------
-    >>> dirichlet_map([3, 0, 1], concentration=2)  # Laplace: (N_j + 1) / (N + K)
+    >>> dirichlet_map([3, 0, 1], concentration=2)  # Laplace: (N_j + 1) / (N + J)
     array([0.57142857, 0.14285714, 0.28571429])
 
     A concentration of 1 adds no pseudo-count: the unseen second value keeps probability 0,
@@ -325,7 +326,7 @@ def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
                              axis: int = -1) -> NDArray[np.float64]:
     r"""Posterior mean of categorical probabilities under a Dirichlet(:math:`\beta`) prior.
 
-    :math:`E[\phi_j \mid \text{data}] = (N_j + \beta_j) / (N + \sum_k \beta_k)`. A symmetric prior
+    :math:`E[\phi_j \mid \text{data}] = (N_j + \beta_j) / (N + \sum_{j'} \beta_{j'})`. A symmetric prior
     :math:`\beta_j = \alpha` gives add-alpha smoothing: ``dirichlet_posterior_mean(counts, alpha)``
     equals ``add_k(counts, alpha)``; unlike :func:`add_k` it also takes one pseudo-count per
     category.
@@ -333,7 +334,7 @@ def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
     Parameters
     ----------
     counts : array_like
-        Non-negative counts; the K categories run along ``axis``.
+        Non-negative counts; the J categories run along ``axis``.
     concentration : array_like, default 1.0
         :math:`\beta`, each ``>= 0``: one number or one per category (broadcast as in
         :func:`dirichlet_map`). 0 is the improper limit, whose "posterior mean" is the MLE.
@@ -353,7 +354,7 @@ def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
 
     Examples
     --------
-    >>> dirichlet_posterior_mean([3, 0, 1], concentration=1)  # Laplace: (N_j + 1) / (N + K)
+    >>> dirichlet_posterior_mean([3, 0, 1], concentration=1)  # Laplace: (N_j + 1) / (N + J)
     array([0.57142857, 0.14285714, 0.28571429])
     >>> dirichlet_posterior_mean([[3, 0, 1], [0, 0, 0]], concentration=[0.5, 0.5, 1])
     array([[0.58333333, 0.08333333, 0.33333333],
@@ -410,15 +411,15 @@ def interpolate(conditional: ArrayLike, marginal: ArrayLike, lam: float,
 
     Parameters
     ----------
-    conditional : array_like of shape (C, K) (or any shape)
+    conditional : array_like of shape (K, J) (or any shape)
         :math:`P(x \mid y)`: one distribution per class, summing to one along ``axis``.
-    marginal : array_like of shape (K,) (or broadcastable)
+    marginal : array_like of shape (J,) (or broadcastable)
         :math:`P(x)`, summing to one along ``axis``; it broadcasts against ``conditional``.
     lam : float
         :math:`\lambda \in [0, 1]`, the weight of the conditional estimate: 1 keeps it, 0 replaces
         it by the marginal.
     axis : int, default -1
-        The axis of both arrays that indexes the K categories.
+        The axis of both arrays that indexes the J categories.
 
     Returns
     -------
@@ -429,7 +430,7 @@ def interpolate(conditional: ArrayLike, marginal: ArrayLike, lam: float,
     ------
     ValueError
         If ``lam`` is outside [0, 1], an input is not a distribution along ``axis``, or the
-        shapes do not broadcast or disagree on K.
+        shapes do not broadcast or disagree on J.
 
     Examples
     --------
@@ -465,15 +466,15 @@ def interpolated_estimate(counts: ArrayLike, lam: float) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    counts : array_like of shape (C, K)
-        ``counts[c, j]``: how often value (word) j occurs with class c, as returned by
+    counts : array_like of shape (K, J)
+        ``counts[k - 1, j - 1]``: how often value (word) j occurs with class k, as returned by
         :func:`~lecturekit.estimation.joint_counts` or a naive Bayes ``feature_count_``.
     lam : float
         The weight :math:`\lambda \in [0, 1]` of the class-conditional estimate.
 
     Returns
     -------
-    ndarray of shape (C, K)
+    ndarray of shape (K, J)
         One distribution per class; each row sums to one. A value never observed in any class
         keeps probability 0: interpolation shares out mass that some class has seen (combine it
         with add-k where the vocabulary holds unseen values).

@@ -77,16 +77,17 @@ def mutual_information(X: Any, y: ArrayLike) -> NDArray[np.float64]:
 
     For word :math:`j` let :math:`W_j \in \{0, 1\}` say whether a document contains it
     (:math:`X_{ij} > 0`) and :math:`C` be the document's class. With the empirical joint
-    distribution over the :math:`n` documents,
+    distribution over the :math:`m` documents,
 
     .. math::
 
-        I(W_j; C) = \sum_{c} \sum_{w \in \{0, 1\}} \frac{n_{cw}}{n}
-            \log \frac{n \, n_{cw}}{n_c \, n_{w}},
+        I(W_j; C) = \sum_{k} \sum_{w \in \{0, 1\}} \frac{N_{kw}}{m}
+            \log \frac{m \, N_{kw}}{m_k \, N_{w}},
 
-    where :math:`n_{c1}` counts documents of class :math:`c` that contain the word,
-    :math:`n_{c0} = n_c - n_{c1}` those that do not, and :math:`n_w = \sum_c n_{cw}`. Terms with
-    :math:`n_{cw} = 0` are zero (:math:`0 \log 0 = 0`). All :math:`n_{c1}` come from one sparse
+    where :math:`N_{k1}` counts documents of class :math:`k` that contain the word,
+    :math:`N_{k0} = m_k - N_{k1}` those that do not (:math:`m_k` documents of class :math:`k`),
+    and :math:`N_w = \sum_k N_{kw}`. Terms with :math:`N_{kw} = 0` are zero
+    (:math:`0 \log 0 = 0`). All :math:`N_{k1}` come from one sparse
     product, :math:`Y^\top B`, of the one-hot class matrix :math:`Y` (documents by classes) with
     the presence matrix :math:`B` (documents by words), so the cost is one pass over the
     non-zeros of ``X``.
