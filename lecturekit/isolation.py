@@ -79,17 +79,32 @@ def interpreter_folders() -> list[Path]:
     Returns
     -------
     list of Path
-        ``sys.prefix``, ``sys.base_prefix`` and the folder of the real executable, resolved, with
-        any folder inside another left out.
+        ``sys.prefix``, ``sys.base_prefix``, the folder of the real executable and any package
+        folder on ``sys.path`` (a user's ``~/.local/.../site-packages``), resolved, with any folder
+        inside another left out.
     """
     found = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     found.add(Path(os.path.realpath(sys.executable)).parent)
+    found |= {Path(p).resolve() for p in sys.path if p and Path(p).name in ("site-packages", "dist-packages")
+              and Path(p).is_dir()}
     found = {p for p in found if not p.is_relative_to("/usr")}
     return sorted(p for p in found if not any(p != q and p.is_relative_to(q) for q in found))
 
 
 def visible_folders(environment: Environment) -> list[Path]:
-    """Every host folder a confined worker sees (read-only), for :func:`problem`'s check."""
+    """Every host folder a confined worker sees (all read-only), for :func:`problem`'s check.
+
+    Parameters
+    ----------
+    environment : Environment
+        Whose support files to count.
+
+    Returns
+    -------
+    list of Path
+        ``/usr``, the system folders that are not links into it, :func:`interpreter_folders` and
+        the entries of the support folder, resolved.
+    """
     folders = [Path("/usr"), *interpreter_folders()]
     folders += [Path(s) for s in SYSTEM if os.path.isdir(s) and not os.path.islink(s)]
     if environment.support is not None:

@@ -181,9 +181,14 @@ class Zygote:
         raise WorkerUnavailable("the grading worker's zygote does not answer")
 
     def reset(self) -> bool:
-        """End the current worker and everything it started; True if the sandbox is as it started.
+        """End the current worker and everything it started.
 
         A zygote that does not answer is stopped (and started again on the next :meth:`spawn`).
+
+        Returns
+        -------
+        bool
+            True if the sandbox is as it was when the zygote was ready (always False unconfined).
         """
         if self.process is None:
             return False
@@ -256,7 +261,18 @@ class WorkerPool:
         self.isolated = isolation != "off" and found is None
 
     def support(self, zip_path) -> Path | None:
-        """The folder of an autograder's support files (its ``files/``), unpacked once per content."""
+        """The folder of an autograder's support files (its ``files/``), unpacked once per content.
+
+        Parameters
+        ----------
+        zip_path : path
+            An autograder zip, or the folder it was unpacked into (a grading image's source).
+
+        Returns
+        -------
+        Path or None
+            A folder of this pool's (or the unpacked autograder's ``files/``); None if it has none.
+        """
         zip_path = Path(zip_path)
         if zip_path.is_dir():  # unpacked, as in a grading image's /autograder/source
             return zip_path / "files" if (zip_path / "files").is_dir() else None
@@ -276,7 +292,18 @@ class WorkerPool:
         return self.supports[key]
 
     def zygote(self, environment: Environment) -> Zygote:
-        """The zygote for ``environment`` (at most two are kept alive; the oldest is stopped)."""
+        """The zygote for ``environment``, made on first use (at most two are kept; the oldest goes).
+
+        Parameters
+        ----------
+        environment : Environment
+            The support files and banned modules of the workers wanted.
+
+        Returns
+        -------
+        Zygote
+            Not started yet if new: it starts with its first worker.
+        """
         if environment not in self.zygotes:
             if environment.banned and not self.isolated:
                 raise IsolationUnavailable("a question that bans a module needs the confined worker: "

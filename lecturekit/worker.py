@@ -155,7 +155,15 @@ def preload(banned: list[str]) -> None:
 
 
 def snapshot() -> tuple:
-    """What a worker could have left behind: every entry of the writable folders, and IPC objects."""
+    """What a worker could have left behind: every entry of the writable folders, and IPC objects.
+
+    Returns
+    -------
+    tuple
+        Every entry's folder, name, mode, size, modification time and inode under the working
+        folder and :data:`WRITABLE`, and the number of lines of each of :data:`IPC_TABLES`.
+        Raises OSError where a folder cannot be read (which the zygote counts as not clean).
+    """
     entries = []
     for top in (os.getcwd(), *WRITABLE):
         if not os.path.isdir(top):
@@ -184,7 +192,22 @@ def others(own: set[int]) -> list[int]:
 
 
 def end_everything(isolated: bool, worker: int | None) -> bool:
-    """Kill the worker and all it started; True when no process but the zygote and its init is left."""
+    """Kill the worker and all it started.
+
+    Parameters
+    ----------
+    isolated : bool
+        The zygote has a PID namespace of its own: kill every process of it but the zygote and
+        bubblewrap's init, again and again until none is left (at most 2 s). Otherwise kill the
+        worker's process group only.
+    worker : int or None
+        The worker's process ID (used unconfined).
+
+    Returns
+    -------
+    bool
+        True when no process but the zygote and its init is left (always True unconfined).
+    """
     if not isolated:
         if worker is not None:
             try:
