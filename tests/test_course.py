@@ -133,6 +133,10 @@ def test_student_repository_holds_what_students_need_and_no_solution(student_rep
         if course.is_assignment(nbformat.read(master, as_version=4)):
             leaks += [f"{path.name}: {secret!r}" for secret in solution_lines(master) if secret in text]
     assert not leaks, leaks[:10]
+    # A notebook's link to a page of the book (the notation page) finds it beside notebooks/.
+    pages = {page for path in (student_repository / "notebooks").glob("*.ipynb")
+             for page in re.findall(r"\]\(\.\./([\w-]+\.md)\)", path.read_text())}
+    assert "notation.md" in pages and all((student_repository / page).is_file() for page in pages), pages
     # The badge opens the notebooks folder on the default branch, not on a tag.
     readme = (student_repository / "README.md").read_text()
     badge = "https://mybinder.org/v2/gh/example-university/generative-learning-student/main?urlpath=lab/tree/notebooks"

@@ -55,7 +55,9 @@ ASSIGNMENT_MARKER = "# ASSIGNMENT CONFIG"
 # The student repository (see ``release``): what it holds besides the notebooks. Launch buttons and
 # its Binder badge point at it, never at this repository, whose notebooks hold the solutions.
 STUDENT_REPOSITORY = DIST / "student-repository"
-STUDENT_REPOSITORY_FILES = ["lecturekit", "data", "pyproject.toml", "requirements.txt", "environment.yml"]
+# notation.md sits beside notebooks/, where the notebooks' links (../notation.md) look for it.
+STUDENT_REPOSITORY_FILES = ["lecturekit", "data", "pyproject.toml", "requirements.txt", "environment.yml",
+                            "notation.md"]
 BINDERHUB = "https://mybinder.org"
 # MathJax 3 from the npm package pinned in package.json (`npm ci` puts it here); the website serves
 # it from _static/mathjax so that math renders with no network. _config.yml points mathjax_path at it.
@@ -154,6 +156,7 @@ def assign(dist: Path = DIST, *, run_tests: bool = True) -> Path:
         folder.mkdir(parents=True)
     for master in master_notebooks():
         assign_one(master, dist, run_tests=run_tests)
+    shutil.copy2(ROOT / "notation.md", dist / "notation.md")  # where the notebooks' ../notation.md points
     log(f"student notebooks in {student_dir}, autograders in {autograder_dir}")
     return student_dir
 
