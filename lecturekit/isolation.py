@@ -185,7 +185,8 @@ def _covers(folder: Path, protected: Path) -> bool:
 @functools.lru_cache(maxsize=None)
 def _probe() -> str | None:
     if not sys.platform.startswith("linux"):
-        return f"the grading sandbox needs Linux (this is {sys.platform}): grade in a Linux virtual machine or container"
+        return (f"the grading sandbox needs Linux (this is {sys.platform}): grade in a Linux virtual machine "
+                "or container")
     if shutil.which("bwrap") is None:
         return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
     with tempfile.TemporaryDirectory(prefix="lecturekit-probe-") as support:
@@ -211,9 +212,10 @@ def problem(protect=(), environment: Environment | None = None) -> str | None:
     ----------
     protect : iterable of path
         Folders a worker must not see (the submissions, the autograder zips, the repository),
-        besides the home folder and the temporary folder, always protected. A confined worker sees only the folders of :func:`visible_folders`; if one of
-        them holds a folder to protect (say, a virtual environment made in the home folder's
-        root), confining is refused rather than showing it.
+        besides the home folder, ``/tmp`` and the temporary folder, always protected. A confined
+        worker sees only the folders of :func:`visible_folders`; if one of them holds a folder to
+        protect (say, a virtual environment made in the home folder's root), confining is refused
+        rather than showing it.
     environment : Environment or None
         The environment to check the folders of (default: no support files).
 
@@ -225,7 +227,7 @@ def problem(protect=(), environment: Environment | None = None) -> str | None:
     found = _probe()
     if found:
         return found
-    protect = [Path.home(), Path(tempfile.gettempdir()), *protect]
+    protect = [Path.home(), Path("/tmp"), Path(tempfile.gettempdir()), *protect]
     for folder in visible_folders(environment or Environment()):
         for protected in protect:
             if _covers(folder, Path(protected)):

@@ -369,7 +369,8 @@ def test_a_forged_reply_costs_the_grader_a_bounded_amount_and_classmates_nothing
              # just under the size limit: read, then refused for its 3 million JSON values
              "forges-under-the-limit": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100})\n" + good[0]},
              # under both limits: a valid reply, read and parsed (it only confuses its own grading)
-             "forges-a-valid-reply": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100}, item=b'{{\"s\": \"' + b'x' * 4000 + b'\"}}, ')\n" + good[0]},
+             "forges-a-valid-reply": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100}, item=b'{{\"s\": \"' "
+                                                          "+ b'x' * 4000 + b'\"}, ')\n" + good[0]},
              "honest-after": good}
     grader, rows = gradebook.GraderProcess(), {}
     try:

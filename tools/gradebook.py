@@ -18,6 +18,7 @@ import json
 import os
 import re
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,13 +50,17 @@ class GraderProcess:
     """A ``python -m lecturekit.grader --serve`` process, which grades one submission at a time.
 
     One per grading job: the checker's imports (otter, SciPy) are paid once, while every submission
-    still runs in a fresh worker of its own. A request that outlasts its time ends the process.
+    still runs in a fresh worker of its own. A request that outlasts its time ends the process. Its
+    temporary files (the autograders' support files, the zygotes' logs) go to a folder of its own,
+    removed by :meth:`close` however the process ended.
     """
 
     def __init__(self) -> None:
         self.stderr = tempfile.TemporaryFile()
+        self.scratch = tempfile.mkdtemp(prefix="lecturekit-grader-")
         self.process = subprocess.Popen([sys.executable, "-m", "lecturekit.grader", "--serve"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                                        env={**os.environ, "TMPDIR": self.scratch})
         self.buffer = b""
 
     def grade(self, request: dict, timeout: float) -> dict:
@@ -84,10 +89,15 @@ class GraderProcess:
         return lines[-1] if lines else ""
 
     def close(self) -> None:
-        if self.process.poll() is None:
+        """End the process (asked first: it stops its sandboxes) and remove its files."""
+        try:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
-        self.process.wait()
+            self.process.wait()
         self.stderr.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT,
