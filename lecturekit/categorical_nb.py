@@ -1,7 +1,7 @@
 r"""Categorical naive Bayes: each feature takes one of a few values, drawn from its own distribution.
 
 The categorical event model: given the class, feature :math:`j` is one draw from a categorical
-distribution over its :math:`V_j` categories, coded :math:`0, \dots, V_j - 1`, independently of the other features
+distribution over its :math:`R_j` categories, coded :math:`0, \dots, R_j - 1`, independently of the other features
 (notebooks/01.01-Bayes-Rule-and-Maximum-Likelihood.ipynb estimates one such distribution; chapter 4
 smooths it).
 """
@@ -20,15 +20,15 @@ from lecturekit.nb_base import _class_feature_counts, _DiscreteNB
 class CategoricalNB(_DiscreteNB):
     r"""Categorical naive Bayes: one categorical distribution per feature and class.
 
-    Feature :math:`j` takes one of :math:`V_j` values, coded ``0, 1, ..., V_j - 1``
-    (:math:`V_j` is ``n_categories_[j - 1]``). Given the class :math:`k`, it is one draw from a
+    Feature :math:`j` takes one of :math:`R_j` values, coded ``0, 1, ..., R_j - 1``
+    (:math:`R_j` is ``n_categories_[j - 1]``). Given the class :math:`k`, it is one draw from a
     categorical distribution :math:`(\theta_{kjv})_v`, independently of the other features. With
     :math:`N_{kjv}` the number of training rows of class :math:`k` whose feature :math:`j` has
     value :math:`v` (``category_count_[j - 1][k - 1, v]``), the add-alpha estimate is
 
     .. math::
 
-        \theta_{kjv} = \frac{N_{kjv} + \alpha}{m_k + \alpha V_j},
+        \theta_{kjv} = \frac{N_{kjv} + \alpha}{m_k + \alpha R_j},
 
     where :math:`m_k = \sum_v N_{kjv}` is the number of rows of class :math:`k`: each feature is
     its own categorical distribution, smoothed with its own number of values. A row scores
@@ -41,7 +41,7 @@ class CategoricalNB(_DiscreteNB):
     the multinomial model lies in the normalisation: :math:`(\theta_{kjv})_v` sums to one over the
     values of feature :math:`j` alone, not over all columns.
 
-    Categories must be coded as the integers ``0, 1, ..., V_j - 1`` (e.g. by
+    Categories must be coded as the integers ``0, 1, ..., R_j - 1`` (e.g. by
     ``sklearn.preprocessing.OrdinalEncoder``); integer-valued floats such as ``2.0`` are accepted.
 
     Parameters
@@ -60,7 +60,7 @@ class CategoricalNB(_DiscreteNB):
         The smallest number of categories of every feature (or of each feature): a feature with
         ``min_categories`` :math:`c` has at least the categories ``0..c-1``, even when the
         training data lack some, which then get the smoothed probability
-        :math:`\alpha / (m_k + \alpha V_j)`. None: ``max(X[:, j - 1]) + 1`` for feature j.
+        :math:`\alpha / (m_k + \alpha R_j)`. None: ``max(X[:, j - 1]) + 1`` for feature j.
 
     Attributes
     ----------
@@ -75,7 +75,7 @@ class CategoricalNB(_DiscreteNB):
     feature_log_prob_ : list of n_features ndarrays of shape (n_classes, n_categories_[j - 1])
         :math:`\log \theta_{kjv}`.
     n_categories_ : ndarray of shape (n_features,), int64
-        :math:`V_j`, the number of categories of each feature.
+        :math:`R_j`, the number of categories of each feature.
     n_features_in_ : int
         Number of features.
     feature_names_in_ : ndarray of shape (n_features_in_,)

@@ -4,16 +4,16 @@ Every model here tells the same generative story: draw a class :math:`y \sim
 \mathrm{Categorical}(\pi)`, then draw each feature *independently given the class* (the naive
 Bayes assumption). Only the distribution of a feature given the class changes. In the notation of
 the course (notation.md): class k, word or feature j, V words, m_k examples and N_k words of
-class k, N_kj the count of word j in class k, a the pseudo-count ``alpha``:
+class k, N_kj the count of word j in class k, R_j the values of feature j:
 
 ======================  ============================================  ==========================================
 Model                   :math:`x_j \mid y = k`                        Estimate (from counts)
 ======================  ============================================  ==========================================
-:class:`BernoulliNB`    word j present with probability phi_j|y=k     (N_kj + a) / (m_k + 2a)
-:class:`MultinomialNB`  each word j drawn w. prob. phi_j|y=k          (N_kj + a) / (N_k + a V)
-:class:`ComplementNB`   as multinomial, each class scored against     weights -log (N~_kj + a) / (N~_k + a V),
+:class:`BernoulliNB`    word j present with probability phi_j|y=k     (N_kj + alpha) / (m_k + 2 alpha)
+:class:`MultinomialNB`  each word j drawn w. prob. phi_j|y=k          (N_kj + alpha) / (N_k + alpha V)
+:class:`ComplementNB`   as multinomial, each class scored against     weights -log (N~_kj + alpha) / (N~_k + alpha V),
                         the other classes (Rennie et al., 2003)       N~: the counts of all the other classes
-:class:`CategoricalNB`  value v of feature j w. prob. theta_kjv       (N_kjv + a) / (m_k + a V_j)
+:class:`CategoricalNB`  value v of feature j w. prob. theta_kjv       (N_kjv + alpha) / (m_k + alpha R_j)
 :class:`GaussianNB`     :math:`\mathcal N(\mu_{kj}, \sigma^2_{kj})`   class mean, variance (MLE)
 ======================  ============================================  ==========================================
 

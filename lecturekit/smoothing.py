@@ -2,16 +2,16 @@ r"""Smoothing and MAP estimation: what to believe about probabilities never (or 
 
 Pure functions of counts, like :mod:`lecturekit.estimation`, on which they build. Each estimate is
 the maximum-likelihood estimate with pseudo-counts added, and each pseudo-count is a prior (for a
-variable with J values, value j observed N_j times out of N; N_1 heads out of N for a coin):
+variable with R values, value j observed N_j times out of N; N_1 heads out of N for a coin):
 
 ==============================  ===========================================  ==============================
 Estimate                        Formula                                      Function
 ==============================  ===========================================  ==============================
-add-k (Laplace for k = 1)       (N_j + k) / (N + kJ)                         :func:`add_k`
+add-k (Laplace for k = 1)       (N_j + k) / (N + kR)                         :func:`add_k`
 Beta MAP (posterior mode)       (N_1 + a - 1) / (N + a + b - 2)              :func:`beta_map`
 Beta posterior mean             (N_1 + a) / (N + a + b)                      :func:`beta_posterior_mean`
-Dirichlet MAP (posterior mode)  (N_j + beta_j - 1) / (N + sum(beta) - J)     :func:`dirichlet_map`
-Dirichlet posterior mean        (N_j + beta_j) / (N + sum(beta))             :func:`dirichlet_posterior_mean`
+Dirichlet MAP (posterior mode)  (N_j + a_j - 1) / (N + sum(a) - R)           :func:`dirichlet_map`
+Dirichlet posterior mean        (N_j + a_j) / (N + sum(a))                   :func:`dirichlet_posterior_mean`
 interpolation (Jelinek-Mercer)  lam P(x | y) + (1 - lam) P(x)                :func:`interpolate`
 ==============================  ===========================================  ==============================
 
@@ -19,19 +19,19 @@ interpolation (Jelinek-Mercer)  lam P(x | y) + (1 - lam) P(x)                :fu
 :mod:`lecturekit.naive_bayes` keep scikit-learn's ``alpha``: a pseudo-count added to every count.
 In the Bayesian view add-alpha smoothing is
 
-* the posterior *mode* (MAP) under a symmetric Dirichlet prior with :math:`\beta = \alpha + 1`
+* the posterior *mode* (MAP) under a symmetric Dirichlet prior with :math:`a_j = \alpha + 1`
   (a Beta(:math:`\alpha + 1, \alpha + 1`) prior for a Bernoulli feature), so ``alpha = a - 1``:
   Laplace smoothing (alpha = 1) is the MAP estimate under Beta(2, 2), and the MLE (alpha = 0)
   the MAP estimate under the flat prior Beta(1, 1);
-* the posterior *mean* under a symmetric Dirichlet prior with :math:`\beta = \alpha`, so
+* the posterior *mean* under a symmetric Dirichlet prior with :math:`a_j = \alpha`, so
   Laplace smoothing is also the posterior mean under the flat prior Beta(1, 1).
 
 Every default is Laplace smoothing, like :func:`add_k`'s ``k = 1``.
 ``tests/test_smoothing.py`` checks both identities against :func:`add_k`, and every closed form
 against a numerical maximisation of the log posterior.
 
-**Where the MAP estimate is defined.** The functions here take :math:`a, b, \beta_j \ge 1`: the
-pseudo-counts :math:`a - 1`, :math:`\beta_j - 1` are then non-negative, exactly the range of
+**Where the MAP estimate is defined.** The functions here take :math:`a, b, a_j \ge 1`: the
+pseudo-counts :math:`a - 1`, :math:`a_j - 1` are then non-negative, exactly the range of
 ``alpha >= 0``, and the closed form is the maximiser of the posterior density on the closed
 interval (simplex), boundary included. A parameter below 1 is a negative pseudo-count, which
 pushes estimates towards 0 and 1 rather than smoothing them, and the posterior density can then
@@ -270,20 +270,20 @@ def beta_posterior_mean(successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 
 
 def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0,
                   axis: int = -1) -> NDArray[np.float64]:
-    r"""MAP estimate of categorical probabilities under a Dirichlet(:math:`\beta`) prior.
+    r"""MAP estimate of categorical probabilities under a Dirichlet(:math:`a`) prior.
 
-    The posterior is :math:`\mathrm{Dirichlet}(N_1 + \beta_1, \dots, N_J + \beta_J)` and its mode
-    is :math:`\hat\phi_j = (N_j + \beta_j - 1) / (N + \sum_{j'} \beta_{j'} - J)`. A symmetric prior
-    :math:`\beta_j = \alpha + 1` gives add-alpha smoothing: ``dirichlet_map(counts, alpha + 1)``
+    The posterior is :math:`\mathrm{Dirichlet}(N_1 + a_1, \dots, N_R + a_R)` and its mode
+    is :math:`\hat\phi_j = (N_j + a_j - 1) / (N + \sum_{j'} a_{j'} - R)`. A symmetric prior
+    :math:`a_j = \alpha + 1` gives add-alpha smoothing: ``dirichlet_map(counts, alpha + 1)``
     equals ``add_k(counts, alpha)``.
 
     Parameters
     ----------
     counts : array_like
-        Non-negative counts; the J categories run along ``axis``.
+        Non-negative counts; the R categories run along ``axis``.
     concentration : array_like, default 2.0
-        :math:`\beta`, each ``>= 1``: one number (a symmetric prior) or one per category. It
-        broadcasts against ``counts`` with the category axis moved last, so a vector of J values
+        The :math:`a_j`, each ``>= 1``: one number (a symmetric prior) or one per category. It
+        broadcasts against ``counts`` with the category axis moved last, so a vector of R values
         is one per category whatever ``axis`` is.
     axis : int, default -1
         The axis that indexes categories.
@@ -298,11 +298,11 @@ def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0,
     ValueError
         For negative, NaN or infinite counts, a concentration below 1 (a negative pseudo-count;
         see the module docstring), no categories, or a slice without observations under the
-        flat prior (:math:`\beta = 1`: every distribution is a mode).
+        flat prior (:math:`a_j = 1`: every distribution is a mode).
 
     Examples
     --------
-    >>> dirichlet_map([3, 0, 1], concentration=2)  # Laplace: (N_j + 1) / (N + J)
+    >>> dirichlet_map([3, 0, 1], concentration=2)  # Laplace: (N_j + 1) / (N + R)
     array([0.57142857, 0.14285714, 0.28571429])
 
     A concentration of 1 adds no pseudo-count: the unseen second value keeps probability 0,
@@ -324,19 +324,19 @@ def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0,
 
 def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
                              axis: int = -1) -> NDArray[np.float64]:
-    r"""Posterior mean of categorical probabilities under a Dirichlet(:math:`\beta`) prior.
+    r"""Posterior mean of categorical probabilities under a Dirichlet(:math:`a`) prior.
 
-    :math:`E[\phi_j \mid \text{data}] = (N_j + \beta_j) / (N + \sum_{j'} \beta_{j'})`. A symmetric prior
-    :math:`\beta_j = \alpha` gives add-alpha smoothing: ``dirichlet_posterior_mean(counts, alpha)``
+    :math:`E[\phi_j \mid \text{data}] = (N_j + a_j) / (N + \sum_{j'} a_{j'})`. A symmetric prior
+    :math:`a_j = \alpha` gives add-alpha smoothing: ``dirichlet_posterior_mean(counts, alpha)``
     equals ``add_k(counts, alpha)``; unlike :func:`add_k` it also takes one pseudo-count per
     category.
 
     Parameters
     ----------
     counts : array_like
-        Non-negative counts; the J categories run along ``axis``.
+        Non-negative counts; the R categories run along ``axis``.
     concentration : array_like, default 1.0
-        :math:`\beta`, each ``>= 0``: one number or one per category (broadcast as in
+        The :math:`a_j`, each ``>= 0``: one number or one per category (broadcast as in
         :func:`dirichlet_map`). 0 is the improper limit, whose "posterior mean" is the MLE.
     axis : int, default -1
         The category axis, as in :func:`dirichlet_map`.
@@ -354,7 +354,7 @@ def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
 
     Examples
     --------
-    >>> dirichlet_posterior_mean([3, 0, 1], concentration=1)  # Laplace: (N_j + 1) / (N + J)
+    >>> dirichlet_posterior_mean([3, 0, 1], concentration=1)  # Laplace: (N_j + 1) / (N + R)
     array([0.57142857, 0.14285714, 0.28571429])
     >>> dirichlet_posterior_mean([[3, 0, 1], [0, 0, 0]], concentration=[0.5, 0.5, 1])
     array([[0.58333333, 0.08333333, 0.33333333],
@@ -411,15 +411,15 @@ def interpolate(conditional: ArrayLike, marginal: ArrayLike, lam: float,
 
     Parameters
     ----------
-    conditional : array_like of shape (K, J) (or any shape)
+    conditional : array_like of shape (K, R) (or any shape)
         :math:`P(x \mid y)`: one distribution per class, summing to one along ``axis``.
-    marginal : array_like of shape (J,) (or broadcastable)
+    marginal : array_like of shape (R,) (or broadcastable)
         :math:`P(x)`, summing to one along ``axis``; it broadcasts against ``conditional``.
     lam : float
         :math:`\lambda \in [0, 1]`, the weight of the conditional estimate: 1 keeps it, 0 replaces
         it by the marginal.
     axis : int, default -1
-        The axis of both arrays that indexes the J categories.
+        The axis of both arrays that indexes the R categories.
 
     Returns
     -------
@@ -430,7 +430,7 @@ def interpolate(conditional: ArrayLike, marginal: ArrayLike, lam: float,
     ------
     ValueError
         If ``lam`` is outside [0, 1], an input is not a distribution along ``axis``, or the
-        shapes do not broadcast or disagree on J.
+        shapes do not broadcast or disagree on R.
 
     Examples
     --------
@@ -466,7 +466,7 @@ def interpolated_estimate(counts: ArrayLike, lam: float) -> NDArray[np.float64]:
 
     Parameters
     ----------
-    counts : array_like of shape (K, J)
+    counts : array_like of shape (K, R)
         ``counts[k - 1, j - 1]``: how often value (word) j occurs with class k, as returned by
         :func:`~lecturekit.estimation.joint_counts` or a naive Bayes ``feature_count_``.
     lam : float
@@ -474,7 +474,7 @@ def interpolated_estimate(counts: ArrayLike, lam: float) -> NDArray[np.float64]:
 
     Returns
     -------
-    ndarray of shape (K, J)
+    ndarray of shape (K, R)
         One distribution per class; each row sums to one. A value never observed in any class
         keeps probability 0: interpolation shares out mass that some class has seen (combine it
         with add-k where the vocabulary holds unseen values).
