@@ -1,6 +1,6 @@
 r"""Learning curves: test error against the number of training examples, over repeated splits.
 
-The question of generative against discriminative learning (Ng and Jordan, 2001) is a question
+The question of generative against discriminative learning (Ng and Jordan, 2002) is a question
 about learning curves: which model is better with *few* examples, and which with many.
 :func:`learning_curve` answers it for any set of scikit-learn-style classifiers on one data set,
 with the spread over random splits that tells a real difference from noise. Every model sees the
