@@ -105,8 +105,9 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {"sp": kind.__name__, "shape": [int(n) for n in csr.shape], "data": _array(csr.data),
                 "indices": _array(csr.indices), "indptr": _array(csr.indptr)}
     if kind.__module__.startswith("sympy.") and hasattr(value, "free_symbols"):  # a symbolic answer
-        import sympy  # what lecturekit.symbolic.to_data sends; not imported from there, since this
-        # runs in the grading worker too, which a question may forbid lecturekit (lecturekit.isolation)
+        # What lecturekit.symbolic.to_data sends, without importing it: this runs in the grading
+        # worker too, where a question may ban lecturekit (lecturekit.isolation).
+        import sympy
 
         return {"sy": sympy.srepr(value)}
     return {"x": kind.__name__}
