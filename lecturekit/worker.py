@@ -13,10 +13,12 @@ code ever runs in the zygote; it is not dumpable, so a worker cannot trace it or
 
 When the zygote is the sandbox's only tenant (``--isolated``: its own PID namespace, private
 writable file systems), ``reset`` kills every process of the sandbox but itself and its init, then
-compares what the writable folders and System V IPC hold with what they held when the zygote
-was ready, and reports the sandbox ``clean`` or not. The grader reuses a clean sandbox for the
-next submission and throws away any other: nothing a submission leaves behind (a process, a file,
-a shared-memory segment) can reach the next.
+compares what the writable folders, System V IPC and the user's kernel keyrings hold with what
+they held when the zygote was ready, and reports the sandbox ``clean`` or not. The grader reuses a
+clean sandbox for the next submission and throws away any other: nothing a submission leaves
+behind (a process, a file, a shared-memory segment, a key) can reach the next. The zygote and
+every worker join a session keyring of their own, so no worker holds a key of the grader's
+session (a login's Kerberos tickets, say) or of another worker's.
 
 **The worker.** It runs notebook cells in an IPython shell and answers three requests over its
 socket: run this cell, what is this name (a value, as plain data, or a function), and call this
@@ -52,6 +54,10 @@ PRELOAD = ("numpy", "scipy", "scipy.stats", "scipy.optimize", "scipy.special", "
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue")
 IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
 PR_SET_DUMPABLE = 4
+# keyctl(2), which Python does not wrap: its system call number, and the operations used here.
+KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "ppc64le": 271, "s390x": 280}.get(os.uname().machine)
+KEYCTL_GET_KEYRING_ID, KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_READ = 0, 1, 11
+SESSION_KEYRING, USER_KEYRING, USER_SESSION_KEYRING = -3, -4, -5
 
 
 # --------------------------------------------------------------------------- the worker
@@ -122,6 +128,7 @@ def become_worker(channel_fd: int, memory_bytes: int, shell) -> None:  # pragma:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     os.closerange(3, channel_fd)
     os.closerange(channel_fd + 1, os.sysconf("SC_OPEN_MAX"))
+    keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # its keys die with it
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     random.seed()  # as a fresh process would be: not the zygote's state, shared by every worker
@@ -154,6 +161,35 @@ def preload(banned: list[str]) -> None:
             pass
 
 
+def keyctl(*args) -> int:
+    """The ``keyctl`` system call (-1 where its number is not known here).
+
+    Parameters
+    ----------
+    *args : int, None or ctypes buffer
+        Its operation and arguments (None for a null pointer).
+
+    Returns
+    -------
+    int
+        What it returned.
+    """
+    if KEYCTL is None:
+        return -1
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.syscall(KEYCTL, *[ctypes.c_long(a) if isinstance(a, int) else a for a in args])
+
+
+def user_keys() -> tuple:
+    """The keys linked in the user's keyrings (which outlive every process of the sandbox)."""
+    found = []
+    for keyring in (USER_KEYRING, USER_SESSION_KEYRING):
+        buffer = ctypes.create_string_buffer(4096)
+        size = keyctl(KEYCTL_READ, keyring, buffer, len(buffer))
+        found.append(buffer.raw[:size] if 0 <= size <= len(buffer) else b"unreadable")
+    return tuple(found)
+
+
 def snapshot() -> tuple:
     """What a worker could have left behind: every entry of the writable folders, and IPC objects.
 
@@ -161,8 +197,9 @@ def snapshot() -> tuple:
     -------
     tuple
         Every entry's folder, name, mode, size, modification time and inode under the working
-        folder and :data:`WRITABLE`, and the number of lines of each of :data:`IPC_TABLES`.
-        Raises OSError where a folder cannot be read (which the zygote counts as not clean).
+        folder and :data:`WRITABLE`, the number of lines of each of :data:`IPC_TABLES`, and the
+        keys of :func:`user_keys`. Raises OSError where a folder cannot be read (which the zygote
+        counts as not clean).
     """
     entries = []
     for top in (os.getcwd(), *WRITABLE):
@@ -179,7 +216,7 @@ def snapshot() -> tuple:
                 tables.append(len(handle.read().splitlines()))
         except OSError:
             tables.append(-1)
-    return tuple(sorted(entries)), tuple(tables)
+    return tuple(sorted(entries)), tuple(tables), user_keys()
 
 
 def _raise(error: OSError) -> None:
@@ -245,6 +282,7 @@ def zygote(control_fd: int, isolated: bool, banned: list[str]) -> None:  # pragm
     if isolated and not (os.getpid() == 2 and os.getppid() == 1):  # kill(-1) must never reach the host
         raise SystemExit("an isolated zygote must run in a PID namespace of its own, under bubblewrap's init")
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # hold none of the grader's keys
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
                    signal.SIGPIPE, signal.SIGALRM, signal.SIGQUIT):
         signal.signal(number, signal.SIG_IGN)

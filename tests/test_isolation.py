@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from lecturekit import isolation
+from lecturekit import isolation, worker
 from lecturekit.isolation import Environment
 from lecturekit.sandbox import IsolationUnavailable, Sandbox, WorkerPool
 
@@ -43,6 +43,8 @@ try:
 except OSError:
     network = False
 capabilities = [line.split()[1] for line in open('/proc/self/status') if line.startswith('CapEff')][0]
+from lecturekit.worker import keyctl  # the support files' copy of the worker's helper
+session_keyring = keyctl(0, -3, 0)
 """
 
 
@@ -77,7 +79,7 @@ def test_a_confined_worker_sees_only_its_allowlist(pool, support):
     try:
         sandbox.start()
         seen = values(sandbox, PROBE, ["top", "home", "temporary", "processes", "me", "seen", "written",
-                                       "network", "capabilities"])
+                                       "network", "capabilities", "session_keyring"])
     finally:
         sandbox.close()
     interpreter = isolation.interpreter_folders()
@@ -90,6 +92,8 @@ def test_a_confined_worker_sees_only_its_allowlist(pool, support):
     assert seen["me"] in seen["processes"] and len(seen["processes"]) <= 3, seen["processes"]
     assert seen["seen"] == [] and seen["written"] == [], (seen["seen"], seen["written"])
     assert seen["network"] is False and int(seen["capabilities"], 16) == 0
+    # a session keyring of its own: none of the keys of the session that started the grader
+    assert seen["session_keyring"] != worker.keyctl(worker.KEYCTL_GET_KEYRING_ID, worker.SESSION_KEYRING, 0)
 
 
 @pytest.mark.parametrize("banned, fails, works", [
@@ -140,6 +144,25 @@ def test_a_submission_leaves_nothing_for_the_next(pool, support):
         assert third.run("import os\nassert not os.path.exists('/tmp/left-behind')", 30).status == "ok"
     finally:
         third.close()
+
+
+def test_a_key_left_in_the_users_keyring_is_not_kept(pool, support):
+    if worker.KEYCTL is None:
+        pytest.skip(f"keyctl's system call number is not known on {__import__('os').uname().machine}")
+    zygote = pool.zygote(Environment(support))
+    sandbox = Sandbox(zygote)
+    sandbox.start()
+    kept = zygote.process.pid
+    link = "from lecturekit.worker import keyctl\nassert keyctl(8, keyctl(0, -3, 1), -4) == 0"  # session keyring into user's
+    assert sandbox.run(link, 30).status == "ok"
+    sandbox.close()
+    assert zygote.process is None, "the sandbox was kept"
+    fresh = Sandbox(zygote)
+    try:
+        fresh.start()
+        assert zygote.process.pid != kept
+    finally:
+        fresh.close()
 
 
 def test_confinement_is_refused_where_it_would_show_a_protected_folder():
