@@ -316,8 +316,20 @@ def _grade_question(question, source, sandbox, owner, skip, raised, seconds, mem
     if tests.score < tests.possible:
         failed = sum(not r.passed for r in tests.test_case_results)
         why = [f"the answer raised {check.raised[0]} on a test input"] if check.raised else []
-        entry["reason"] = "; ".join([f"failed {failed} of {len(tests.test_cases)} tests", *why[:1]])
+        # What a failed public check told the student (it names a known mistake where it can); a
+        # hidden test's text is never shown.
+        said = [_feedback(r.message) for r in tests.test_case_results if not r.passed and not r.test_case.hidden]
+        entry["reason"] = "; ".join([f"failed {failed} of {len(tests.test_cases)} tests", *why[:1],
+                                     *[s for s in said if s][:1]])
     return entry
+
+
+def _feedback(message: str | None, limit: int = 300) -> str:
+    """The message of a failed public check's assertion (otter's last line), shortened to ``limit``."""
+    last = (message or "").strip().splitlines()[-1:] or [""]
+    kind, _, text = last[0].partition(": ")
+    text = text.strip() if kind == "AssertionError" else ""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def serve() -> None:
