@@ -64,7 +64,8 @@ def test_every_question_has_typical_wrong_answers(master):
         entries = wrong.get(question.name) or []
         assert entries, f"{master.name} {question.name}: no typical wrong answer in {exercises.WRONG_ANSWERS.name}/"
         for entry in entries:
-            assert set(entry) == {"mistake", "answer"} and entry["mistake"].strip(), entry
+            assert {"mistake", "answer"} <= set(entry) <= {"mistake", "answer", "feedback", "shortcut"}, entry
+            assert entry["mistake"].strip(), entry
             assert entry["answer"].strip() != question.solution.strip(), f"{question.name}: the 'wrong' answer is the solution"
 
 

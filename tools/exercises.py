@@ -13,10 +13,14 @@ its ``kind``:
     a choice, a set of true/false statements or a number worked out by hand, entered as a plain value.
 
 ``notebooks/wrong-answers/<notebook>.yml`` keeps, for every question, at least one typical wrong
-answer: the whole answer cell a student who made that mistake would write::
+answer: the whole answer cell a student who made that mistake would write; ``feedback``, words that
+the question's public check says when an answer behaves like it (the grader's reason must contain
+them); ``shortcut``, for an answer that reaches the result without the understanding asked for (a
+library call, finite differences, an optimiser, brute force), which must not earn full points::
 
     q2:
       - mistake: smooths the numerator only
+        feedback: "the estimates do not sum to one"
         answer: |
           def add_k_estimate(counts, k):
               ...
@@ -37,7 +41,7 @@ import argparse
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -60,6 +64,9 @@ class Question:
     solution: str  # the answer cell of the master, without otter's solution markers
     tests: list[str]  # the sources of its test cells
     prompt: str = ""  # the question's markdown cells
+    test_points: list[float] = field(default_factory=list)  # one entry per test cell, in order
+    forbids: list[str] = field(default_factory=list)  # modules the answer may not import (enforced)
+    answer: str | None = None  # "symbolic": a SymPy expression, checked for equivalence
 
     @property
     def hidden_tests(self) -> list[str]:
@@ -85,7 +92,9 @@ def questions(nb: nbformat.NotebookNode) -> list[Question]:
             config = yaml.safe_load(block.split("\n", 1)[1]) or {}
             points = config.get("points", 1)
             total = sum(points) if isinstance(points, list) else points
-            current = Question(config["name"], config.get("kind"), float(total), "", [])
+            current = Question(config["name"], config.get("kind"), float(total), "", [],
+                               test_points=[float(p) for p in points] if isinstance(points, list) else [],
+                               forbids=list(config.get("forbids") or []), answer=config.get("answer"))
             found.append(current)
         elif block.startswith("# END QUESTION"):
             current = None
@@ -132,6 +141,58 @@ def wrong_answers(master: Path) -> dict[str, list[dict]]:
     return (yaml.safe_load(path.read_text()) or {}) if path.exists() else {}
 
 
+# --------------------------------------------------------------------------- the rules of a fair grade
+
+_SINGLE_CHOICE = re.compile(r"^\s*(q\d+)\s*=\s*(['\"])([a-z])\2\s*(#.*)?$", re.M)
+_OPTION = re.compile(r"^[ \t]*(?:[-*][ \t]*)?\(([a-z])\)[ \t]*(.+?)(?=^[ \t]*(?:[-*][ \t]*)?\([a-z]\)|^[ \t]*$|\Z)",
+                     re.M | re.S)
+# A prompt that forbids a library ("not `lecturekit`", "without scikit-learn", "NumPy only").
+_BAN = re.compile(r"\bnot\s+(?:call\s+|use\s+|import\s+)?`?(lecturekit|scikit-learn|sklearn|scipy\.stats)|"
+                  r"\bwithout\s+`?(lecturekit|scikit-learn|sklearn|scipy\.stats)|NumPy only", re.I)
+# What a prompt says when the grader enforces its ban (the words the check looks for).
+BAN_NOTICE = "cannot be imported"
+
+
+def public_points(question: Question) -> float:
+    """Points that the question's public checks give: any well-formed answer would earn them."""
+    if len(question.test_points) != len(question.tests):
+        return question.points  # unspecified: otter spreads the points over every test
+    return sum(p for p, t in zip(question.test_points, question.tests) if not t.lstrip().lower().startswith("# hidden"))
+
+
+def options(question: Question) -> dict[str, str]:
+    """A choice question's options, ``(a) ...`` lines of its prompt, as letter -> text."""
+    return {m.group(1): " ".join(m.group(2).split()) for m in _OPTION.finditer(question.prompt)}
+
+
+def single_answer(question: Question) -> str | None:
+    """The right option of a single-answer choice question (``q3 = "b"``), else None."""
+    match = _SINGLE_CHOICE.search(question.solution)
+    return match.group(3) if match and len(options(question)) >= 3 else None
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def longest_is_right(question: Question) -> bool:
+    """Whether the right option of a single-answer question is longer than every other one."""
+    right, texts = single_answer(question), options(question)
+    return right is not None and all(words(texts[right]) > words(t) for k, t in texts.items() if k != right)
+
+
+def option_spread(question: Question) -> float:
+    """Longest over shortest option, in words: how much length could tell the options apart."""
+    lengths = [words(t) for t in options(question).values()]
+    return max(lengths) / max(1, min(lengths))
+
+
+def bans(question: Question) -> list[str]:
+    """The libraries a prompt forbids, as written."""
+    return sorted({next(g for g in m.groups() if g) if any(m.groups()) else "NumPy only"
+                   for m in _BAN.finditer(question.prompt)})
+
+
 # --------------------------------------------------------------------------- grading the variants
 
 
@@ -170,6 +231,7 @@ class Expectation:
     question: str
     wanted: str  # "full", "zero" or "less"
     mistake: str = ""
+    feedback: str = ""  # words the grader's reason must contain: the public check naming the mistake
 
 
 def variants(master: Path, student: nbformat.NotebookNode) -> tuple[dict[str, nbformat.NotebookNode],
@@ -191,7 +253,8 @@ def variants(master: Path, student: nbformat.NotebookNode) -> tuple[dict[str, nb
             entries = wrong.get(q.name, [])
             if k < len(entries):
                 answers[i] = entries[k]["answer"]
-                expect.append(Expectation(f"wrong-{k + 1}", q.name, "less", entries[k]["mistake"]))
+                expect.append(Expectation(f"wrong-{k + 1}", q.name, "less", entries[k]["mistake"],
+                                          entries[k].get("feedback") or ""))
             else:
                 expect.append(Expectation(f"wrong-{k + 1}", q.name, "full"))
         subs[f"wrong-{k + 1}"] = grading_copy(student, answers)
@@ -222,9 +285,11 @@ def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, fo
             reason = row.get(f"{e.question} reason", "")
             if e.variant == "blank" and "in this cell" in reason:  # e.g. `...` then `q5`: a NameError
                 error = error or f"the student's blank answer cell itself fails ({reason}); write `{e.question} = ...`"
+            if e.feedback and e.feedback not in reason:
+                error = error or f"the reason does not name the mistake ({e.feedback!r} not in {reason!r})"
             rows.append({"notebook": stem, "variant": e.variant, "question": e.question, "score": score,
                          "possible": full, "wanted": e.wanted, "ok": ok and not error,
-                         "mistake": e.mistake, "error": error})
+                         "mistake": e.mistake, "feedback": bool(e.feedback), "error": error})
     return rows
 
 
@@ -232,16 +297,28 @@ def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, fo
 
 
 def table(masters: list[Path]) -> str:
-    lines = ["| Notebook | Questions | Implement | Derive | Conceptual | Points | Prose words |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    totals = [0, 0, 0, 0, 0.0]
+    """Per notebook: questions by kind, points, points from public checks, single-answer choice
+    questions whose right option is the longest, derive questions with a symbolic answer, enforced
+    bans, catalogued wrong answers (with a named feedback, shortcuts among them) and prose words."""
+    lines = ["| Notebook | Questions | Implement | Derive | Conceptual | Points | Public points | Longest right "
+             "| Symbolic derive | Bans enforced | Wrong answers (feedback, shortcuts) | Prose words |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+    totals = [0.0] * 11
     for master in masters:
         nb = nbformat.read(master, as_version=4)
         qs = questions(nb)
-        counts = [len(qs)] + [sum(q.kind == k for q in qs) for k in KINDS] + [sum(q.points for q in qs)]
-        totals = [a + b for a, b in zip(totals, counts)]
-        lines.append(f"| {master.stem[:5]} | " + " | ".join(f"{c:g}" for c in counts) + f" | {prose_words(nb):,} |")
-    lines.append("| all | " + " | ".join(f"{c:g}" for c in totals) + " | |")
+        entries = [e for q in qs for e in wrong_answers(master).get(q.name, [])]
+        counts = [len(qs), *(sum(q.kind == k for q in qs) for k in KINDS), sum(q.points for q in qs),
+                  sum(public_points(q) for q in qs), sum(longest_is_right(q) for q in qs),
+                  sum(bool(single_answer(q)) for q in qs),
+                  sum(q.kind == "derive" and q.answer == "symbolic" for q in qs), sum(bool(q.forbids) for q in qs),
+                  len(entries)]
+        feedback = sum(bool(e.get("feedback")) for e in entries)
+        shortcuts = sum(bool(e.get("shortcut")) for e in entries)
+        totals = [a + b for a, b in zip(totals, [*counts, feedback, shortcuts][:11])]
+        n, imp, der, con, pts, pub, longest, singles, symbolic, banned, wrong = counts
+        lines.append(f"| {master.stem[:5]} | {n} | {imp} | {der} | {con} | {pts:g} | {pub:g} | {longest}/{singles} "
+                     f"| {symbolic}/{der} | {banned} | {wrong} ({feedback}, {shortcuts}) | {prose_words(nb):,} |")
     return "\n".join(lines)
 
 
