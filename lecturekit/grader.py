@@ -31,6 +31,7 @@ stdout); ``make grade`` (tools/course.py) grades a folder. See the instructor gu
 from __future__ import annotations
 
 import argparse
+import ast
 import builtins
 import inspect
 import json
@@ -64,6 +65,7 @@ class Assignment:
     tests: dict[str, str]
     cell_seconds: float
     zip_path: Path
+    rules: dict = field(default_factory=dict)  # per question: {"forbids": [module, ...]}
 
     @classmethod
     def load(cls, zip_path) -> Assignment:
@@ -82,18 +84,22 @@ class Assignment:
         if zip_path.is_dir():  # unpacked, as in a grading image's /autograder/source
             config = json.loads((zip_path / "otter_config.json").read_text())
             tests = {p.stem: p.read_text() for p in (zip_path / "tests").glob("*.py")}
+            rules_file = zip_path / "questions.json"
+            rules = json.loads(rules_file.read_text()) if rules_file.exists() else {}
         else:
             with zipfile.ZipFile(zip_path) as archive:
                 config = json.loads(archive.read("otter_config.json"))
                 tests = {Path(n).stem: archive.read(n).decode() for n in archive.namelist()
                          if n.startswith("tests/") and n.endswith(".py")}
+                names = archive.namelist()
+                rules = json.loads(archive.read("questions.json")) if "questions.json" in names else {}
         seconds = DEFAULT_CELL_SECONDS
         for plugin in config.get("plugins", []):
             if isinstance(plugin, dict) and "lecturekit.grading.CellTimeLimit" in plugin:
                 seconds = float((plugin["lecturekit.grading.CellTimeLimit"] or {}).get("seconds", seconds))
         order = sorted(tests, key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q)])
         return cls(config.get("assignment_name", zip_path.stem.removesuffix("-autograder")),
-                   {q: tests[q] for q in order}, seconds, zip_path)
+                   {q: tests[q] for q in order}, seconds, zip_path, rules)
 
 
 class _Abort(BaseException):
@@ -259,17 +265,57 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
     budget = budget_seconds or 3 * (len(sources) + len(assignment.tests)) * seconds
     budget_end = time.monotonic() + budget
     skip, raised = {}, {}
-    sandbox = Sandbox(pool.zygote(Environment(pool.support(assignment.zip_path))), memory)
+    support = pool.support(assignment.zip_path)
+    sandbox = Sandbox(pool.zygote(Environment(support)), memory)
     try:
         _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
         for question, source in assignment.tests.items():
-            result["questions"][question] = _grade_question(
-                question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
+            # A ban holds only in a confined worker; unconfined grading (asked for explicitly, and
+            # marked in scores.csv) grades the answer as any other.
+            forbids = tuple((assignment.rules.get(question) or {}).get("forbids") or ())
+            if forbids and pool.isolated:
+                result["questions"][question] = _grade_banned(
+                    question, source, Sandbox(pool.zygote(Environment(support, forbids)), memory),
+                    sources, owner, seconds, memory, budget_end)
+            else:
+                result["questions"][question] = _grade_question(
+                    question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
     except WorkerUnavailable as error:  # the grader's fault, not the submission's: no grade at all
         result["questions"], result["error"] = {}, f"not graded: {error}"
     finally:
         sandbox.close()
     return result
+
+
+def _grade_banned(question, source, sandbox, sources, owner, seconds, memory, budget_end) -> dict:
+    """Grade a question whose answer may not import some modules, in a worker where they cannot be.
+
+    That worker runs the notebook's first code cell (its imports), one statement at a time so that
+    an import of a banned module does not stop the others, then the question's answer cells, and
+    nothing else of the notebook.
+    """
+    cells = [i for i, q in owner.items() if q == question]
+    setup = _statements(sources[0]) if sources and 0 not in owner else []
+    own_sources = setup + [sources[i] for i in cells]
+    own_owner = {len(setup) + j: question for j in range(len(cells))}
+    skip, raised = {}, {}
+    try:
+        _run_cells(sandbox, own_sources, skip, seconds, memory, raised, budget_end)
+        return _grade_question(question, source, sandbox, own_owner, skip, raised, seconds, memory, budget_end,
+                               own_sources)
+    finally:
+        sandbox.close()
+
+
+def _statements(source: str) -> list[str]:
+    """The top-level statements of a cell, each as its own source (the whole cell if it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return [source]
+    lines = source.splitlines(keepends=True)
+    starts = [min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) for node in tree.body]
+    return ["".join(lines[start - 1:node.end_lineno]) for start, node in zip(starts, tree.body)] or [source]
 
 
 def _secret(assignment: Assignment) -> Path:

@@ -308,7 +308,7 @@ class WorkerPool:
             if environment.banned and not self.isolated:
                 raise IsolationUnavailable("a question that bans a module needs the confined worker: "
                                            + (isolation_problem(self.protect) or "this grader runs without it"))
-            if len(self.zygotes) >= 2:
+            if len(self.zygotes) >= 4:  # the assignment's own and those of questions with bans
                 oldest = next(iter(self.zygotes))
                 self.zygotes.pop(oldest).stop()
             self.zygotes[environment] = Zygote(environment, self.isolated, self.scratch)

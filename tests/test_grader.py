@@ -399,6 +399,37 @@ def test_a_forged_reply_costs_the_grader_a_bounded_amount_and_classmates_nothing
     assert peak - baseline < bound, f"the grader's peak rose by {(peak - baseline) / 2**20:.0f} MiB"
 
 
+# --------------------------------------------------------------------------- bans that hold
+
+
+def test_a_question_that_forbids_a_module_is_graded_where_it_cannot_be_imported(release, tmp_path):
+    # As if 1.1's question 1 said `forbids: [lecturekit]`: its answer runs in a worker of its own, after
+    # the notebook's first code cell (statement by statement, so its lecturekit import fails alone).
+    from dataclasses import replace
+
+    from lecturekit.grader import Assignment, grade_submission
+
+    assignment = replace(Assignment.load(release / "autograder" / f"{BAYES}-autograder.zip"),
+                         rules={"q1": {"forbids": ["lecturekit"]}})
+    student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
+    good = solutions()
+    uses = ("def positive_predictive_value(prevalence, sensitivity, specificity):\n"
+            "    from lecturekit.estimation import posterior\n"
+            "    return posterior([1 - prevalence, prevalence], [1 - specificity, sensitivity])[1]\n")
+    results = {}
+    for name, answers in {"honest": good, "uses-lecturekit": {**good, 0: uses},
+                          "imports-it-first": {**good, 0: "import lecturekit.estimation\n" + good[0]}}.items():
+        path = tmp_path / name / f"{BAYES}.ipynb"
+        path.parent.mkdir()
+        nbformat.write(exercises.grading_copy(student, answers), path)
+        results[name] = grade_submission(assignment, path, protect=[ROOT, tmp_path], cell_seconds=CELL_SECONDS)
+    assert {q: e["score"] for q, e in results["honest"]["questions"].items()} == FULL
+    for name in ("uses-lecturekit", "imports-it-first"):
+        questions = results[name]["questions"]
+        assert questions["q1"]["score"] == 0 and "ModuleNotFoundError" in questions["q1"]["reason"], questions["q1"]
+        assert {q: e["score"] for q, e in questions.items() if q != "q1"} == {q: p for q, p in FULL.items() if q != "q1"}
+
+
 # --------------------------------------------------------------------------- failing closed
 
 

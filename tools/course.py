@@ -30,6 +30,7 @@ Run ``python tools/course.py --help``; the Makefile wraps each command.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -183,10 +184,22 @@ def assign_one(master: Path, dist: Path = DIST, *, run_tests: bool = True) -> No
             copy = shutil.copytree if extra.is_dir() else shutil.copy2
             copy(extra, student_dir / extra.name)
     (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
-    complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip")
+    complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip", question_rules(nb))
 
 
-def complete_autograder(generated: Path, target: Path) -> None:
+def question_rules(nb: nbformat.NotebookNode) -> dict[str, dict]:
+    """What the grader enforces per question, from its ``# BEGIN QUESTION`` cell: ``forbids``, the
+    modules its answer may not import (the grader runs it where they cannot be)."""
+    rules = {}
+    for cell in nb.cells:
+        if cell.cell_type == "raw" and cell.source.lstrip().startswith("# BEGIN QUESTION"):
+            config = yaml.safe_load(cell.source.split("\n", 1)[1]) or {}
+            if config.get("forbids"):
+                rules[config["name"]] = {"forbids": sorted(config["forbids"])}
+    return rules
+
+
+def complete_autograder(generated: Path, target: Path, rules: dict | None = None) -> None:
     """Copy otter's autograder zip to ``target``, made self-contained for a grading image.
 
     ``otter assign`` zips the tests and an environment with otter alone, and cannot add files from
@@ -198,7 +211,8 @@ def complete_autograder(generated: Path, target: Path) -> None:
     gets the pins of requirements.txt, the course's Python, and the package itself from
     ``GRADER_SOURCE/files`` (for the plugin, which loads before the notebook runs). The image's
     ``setup.sh`` also installs bubblewrap, which confines the grading worker where the image's
-    container allows it (``run_autograder`` grades with ``--isolation auto``).
+    container allows it (``run_autograder`` grades with ``--isolation auto``). ``questions.json``
+    holds ``rules``, what the grader enforces per question (:func:`question_rules`).
     """
     with zipfile.ZipFile(generated) as original:
         entries = {name: original.read(name) for name in original.namelist()
@@ -209,6 +223,7 @@ def complete_autograder(generated: Path, target: Path) -> None:
     entries["setup.sh"] = setup.replace("\napt-get update\n", f"\napt-get update\n{SETUP_BUBBLEWRAP}\n", 1).encode()
     entries["environment.yml"] = grading_environment().encode()
     entries["run_autograder"] = RUN_AUTOGRADER.encode()
+    entries["questions.json"] = json.dumps(rules or {}, indent=1, sort_keys=True).encode()
     package_files = [ROOT / "pyproject.toml", ROOT / "README.md"]
     package_files += sorted(p for p in (ROOT / "lecturekit").rglob("*.py"))
     package_files += sorted(p for p in (ROOT / "data").iterdir() if p.is_file())
