@@ -171,6 +171,15 @@ def single_answer(question: Question) -> str | None:
     return match.group(3) if match and len(options(question)) >= 3 else None
 
 
+_CHOICE = re.compile(r"^\s*q\d+\s*=\s*(['\"][a-z]['\"]|\{\s*['\"][a-z]['\"].*\}|\((?:\s*(?:True|False)\s*,?)+\))\s*(#.*)?$",
+                     re.M)
+
+
+def is_choice(question: Question) -> bool:
+    """A choice question: one option, a set of options, or a tuple of true/false verdicts."""
+    return bool(_CHOICE.search(question.solution))
+
+
 def words(text: str) -> int:
     return len(text.split())
 
@@ -191,6 +200,54 @@ def bans(question: Question) -> list[str]:
     """The libraries a prompt forbids, as written."""
     return sorted({next(g for g in m.groups() if g) if any(m.groups()) else "NumPy only"
                    for m in _BAN.finditer(question.prompt)})
+
+
+MAX_OPTION_SPREAD = 1.5  # longest over shortest option, in words
+SYMBOLIC_CHECK = "equivalent("  # what a symbolic derive question's hidden test calls (lecturekit.symbolic)
+
+
+def violations(master: Path) -> list[str]:
+    """What a notebook's questions break of the rules of a fair grade (empty: none).
+
+    Every point comes from a hidden check; single-answer choice questions have options of
+    comparable length; a derive question takes a symbolic answer checked for equivalence, or
+    catalogues the shortcuts its checks defeat; a ban that a prompt states is enforced (``forbids``,
+    and the prompt says the module ``cannot be imported``); every catalogued wrong answer that is not a
+    shortcut names the feedback its public check gives. The course-wide share of right options that
+    are the longest is checked over all notebooks (:func:`longest_share`).
+    """
+    found = []
+    wrong = wrong_answers(master)
+    for q in questions(nbformat.read(master, as_version=4)):
+        where = f"{master.stem[:5]} {q.name}"
+        if len(q.test_points) != len(q.tests):
+            found.append(f"{where}: points must list one value per test cell ({len(q.tests)} cells)")
+        elif public_points(q):
+            found.append(f"{where}: public checks give {public_points(q):g} points; they must give 0")
+        if single_answer(q) and option_spread(q) > MAX_OPTION_SPREAD:
+            found.append(f"{where}: options differ in length by a factor {option_spread(q):.1f} "
+                         f"(at most {MAX_OPTION_SPREAD})")
+        entries = wrong.get(q.name, [])
+        if q.kind == "derive":
+            symbolic = q.answer == "symbolic" and any(SYMBOLIC_CHECK in t for t in q.hidden_tests)
+            if not symbolic and not any(e.get("shortcut") for e in entries):
+                found.append(f"{where}: a derive question takes a symbolic answer (answer: symbolic, checked with "
+                             f"equivalent) or catalogues the shortcuts its checks defeat (shortcut: ...)")
+        stated = bans(q)
+        if stated and not q.forbids:
+            found.append(f"{where}: the prompt forbids {', '.join(stated)} but the question does not (forbids: [...])")
+        if q.forbids and BAN_NOTICE not in q.prompt:
+            found.append(f"{where}: forbids {q.forbids} but the prompt does not say they {BAN_NOTICE}")
+        for entry in entries:  # a choice's feedback would let a student eliminate options: none asked
+            if not entry.get("shortcut") and not entry.get("feedback") and not is_choice(q):
+                found.append(f"{where}: the wrong answer '{entry['mistake']}' has no feedback")
+    return found
+
+
+def longest_share(masters: list[Path]) -> tuple[int, int]:
+    """Single-answer choice questions whose right option is the longest, and all of them."""
+    qs = [q for m in masters for q in questions(nbformat.read(m, as_version=4)) if single_answer(q)]
+    return sum(longest_is_right(q) for q in qs), len(qs)
 
 
 # --------------------------------------------------------------------------- grading the variants
@@ -326,12 +383,22 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("table", help="questions by kind and prose words, per notebook")
+    rules = commands.add_parser("rules", help="what the notebooks' questions break of the rules of a fair grade")
+    rules.add_argument("notebooks", type=Path, nargs="*", help="default: every master")
     check = commands.add_parser("check", help="grade solutions, blanks and wrong answers of notebooks")
     check.add_argument("notebooks", type=Path, nargs="+")
     args = parser.parse_args(argv)
     if args.command == "table":
         print(table(course.master_notebooks()))
         return
+    if args.command == "rules":
+        masters = [path.resolve() for path in args.notebooks] or course.master_notebooks()
+        found = [v for master in masters for v in violations(master)]
+        print("\n".join(found) or "no rule broken")
+        longest, singles = longest_share(course.master_notebooks())
+        print(f"course: the right option is the longest in {longest} of {singles} single-answer questions "
+              "(at most 1 in 4)")
+        sys.exit(1 if found or 4 * longest > singles else 0)
     masters = [path.resolve() for path in args.notebooks]
     with tempfile.TemporaryDirectory(prefix="exercises-") as tmp:
         dist = Path(tmp) / "dist"
