@@ -231,10 +231,11 @@ def test_website_hides_failing_check_noise(built_book):
 
 
 def answer_cells(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
-    """Answer cells by the function they define, or the name they assign (``q5 = ...``)."""
+    """Answer cells by the function they define, or the question whose names they assign (``q5 = ...``,
+    ``q4_estimate = ...``)."""
     cells = {}
     for cell in nb.cells:
-        match = re.match(r"def (\w+)\(", cell.source) or re.match(r"(q\d+) = ", cell.source)
+        match = re.match(r"def (\w+)\(", cell.source) or re.search(r"^(q\d+)\w* = ", cell.source, re.M)
         if cell.cell_type == "code" and match and "otter_answer_cell" in cell.metadata.get("tags", []):
             cells[match.group(1)] = cell
     return cells
@@ -264,12 +265,11 @@ CORRECT = {
         "def classify(prior, likelihood, x):\n"
         "    return np.argmax(np.asarray(prior)[:, None] * np.asarray(likelihood)[:, x], axis=0)\n"
     ),
-    "geometric_mle": (
-        "def geometric_mle(flips_until_head):\n"
-        "    total = 0\n"
-        "    for k in flips_until_head:\n"
-        "        total += k\n"
-        "    return len(flips_until_head) / total\n"
+    "q4": (  # the same formulas, written another way
+        "import sympy\n"
+        "theta, m, N = sympy.symbols('theta m N')\n"
+        "q4_log_likelihood = sympy.log(theta**m * (1 - theta)**(N - m))\n"
+        "q4_estimate = 1 / (1 + (N - m) / m)\n"
     ),
     "q5": "q5 = 0.01878\n",
     "q6": 'q6 = {"f", "d", "b"}\n',
@@ -285,7 +285,8 @@ def graded(release, tmp_path_factory):
         "solutions": nbformat.read(release / "assign" / BAYES / "autograder" / f"{BAYES}.ipynb", as_version=4),
         "independent-correct": submission(release, CORRECT),
         "blank": submission(release, {}),
-        # q1 passes its public test by hard-coding it but fails the hidden one (1 of 3);
+        # q1 passes its public test by hard-coding it but fails the hidden one (0 of 3: public tests
+        # give no points);
         # q2 forgets the kK in the denominator (0 of 3); q3 is right (3 of 3).
         "wrong": submission(release, {
             "positive_predictive_value": "def positive_predictive_value(prevalence, sensitivity, specificity):\n"
@@ -312,7 +313,7 @@ def graded(release, tmp_path_factory):
         ("solutions", {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3, "total": 19}),
         ("independent-correct", {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3, "total": 19}),
         ("blank", {"q1": 0, "q2": 0, "q3": 0, "q4": 0, "q5": 0, "q6": 0, "total": 0}),
-        ("wrong", {"q1": 1, "q2": 0, "q3": 3, "q4": 0, "total": 4}),
+        ("wrong", {"q1": 0, "q2": 0, "q3": 3, "q4": 0, "total": 3}),
     ],
 )
 def test_grading(graded, case, expected):

@@ -39,10 +39,10 @@ FULL = {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3}
 CELL_SECONDS = 8  # instead of the assignment's 20, to keep the battery short
 
 WRONG = {  # every answer wrong, in every public and hidden test
-    0: "def positive_predictive_value(prevalence, sensitivity, specificity):\n    return -1.0\n",
+    0: "def positive_predictive_value(prevalence, sensitivity, specificity):\n    return 0.5\n",
     1: "def add_k_estimate(counts, k):\n    return np.zeros(3)\n",
     2: "def classify(prior, likelihood, x):\n    return np.full(len(x), -1)\n",
-    3: "def geometric_mle(flips_until_head):\n    return 7.0\n",
+    3: "q4_log_likelihood = 7.0\nq4_estimate = 7.0\n",
     4: "q5 = 2.0\n",
     5: 'q6 = {"z"}\n',
 }
@@ -234,7 +234,7 @@ def battery(release, other_sections, tmp_path_factory):
         "disables-alarm-in-q3": {**good, 2: "import signal\nfor s in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM):\n"
                                             "    signal.signal(s, signal.SIG_IGN)\nsignal.setitimer(signal.ITIMER_REAL, 0)\n"
                                             "while True:\n    pass\n"},
-        "loops-when-checked-q4": {**good, 3: "def geometric_mle(flips_until_head):\n    while True:\n        pass\n"},
+        "loops-when-checked-q3": {**good, 2: "def classify(prior, likelihood, x):\n    while True:\n        pass\n"},
         "kills-process-in-q5": {**good, 4: "import os\nos._exit(1)\n"},
         "segfaults-in-q6": {**good, 5: "import ctypes\nctypes.string_at(0)\n"},
         # 256 MiB blocks reserved but never written: the address-space limit is reached at once, however
@@ -299,7 +299,7 @@ def test_no_submission_raises_its_own_score(battery, case):
     ("raises-in-q1", "q1", "raised RuntimeError in this cell"),
     ("loops-in-q2", "q2", "timed out after 8 s in this cell"),
     ("disables-alarm-in-q3", "q3", "timed out after 8 s in this cell"),
-    ("loops-when-checked-q4", "q4", "timed out after 8 s while checking this question"),
+    ("loops-when-checked-q3", "q3", "timed out after 8 s while checking this question"),
     ("kills-process-in-q5", "q5", "the process died in this cell"),
     ("segfaults-in-q6", "q6", "the process died in this cell"),
     ("exhausts-memory-in-q1", "q1", "used more than 2 GiB in this cell"),
@@ -325,8 +325,7 @@ def test_malformed_submissions_get_a_row_saying_so(battery, case, message):
 
 def test_the_summary_counts_faults_and_the_batch_ends_in_bounded_time(battery):
     _, summary, seconds = battery
-    assert summary["q2"]["timed out"] == "1" and summary["q3"]["timed out"] == "1"
-    assert summary["q4"]["timed out"] == "1"
+    assert summary["q2"]["timed out"] == "1" and summary["q3"]["timed out"] == "2"
     assert summary["q5"]["crashed"] == "1" and summary["q6"]["crashed"] == "1"
     assert summary["q1"]["out of memory"] == "1"
     assert float(summary["q1"]["mean"]) < 3
