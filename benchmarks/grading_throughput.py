@@ -35,12 +35,10 @@ DEFAULT_COUNTS = {"01.01": 20, "05.03": 4}
 def honest_submission(master: Path, student: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """The whole student notebook with the master's solution in every answer cell."""
     solutions = [q.solution for q in exercises.questions(nbformat.read(master, as_version=4))]
-    cells = exercises.answer_cells(student)
-    if len(cells) != len(solutions):
-        raise SystemExit(f"{master.name}: {len(solutions)} questions but {len(cells)} answer cells")
-    for cell, solution in zip(cells, solutions):
-        cell.source = solution
-    return student
+    if len(exercises.answer_cells(student)) != len(solutions):
+        raise SystemExit(f"{master.name}: {len(solutions)} questions but {len(exercises.answer_cells(student))} "
+                         "answer cells")
+    return exercises.whole_copy(student, dict(enumerate(solutions)))
 
 
 def throughput(master: Path, count: int, autograders: Path, student_dir: Path, folder: Path,

@@ -19,6 +19,12 @@ hold the public and hidden test functions) and changes where things run:
    The references a test computes, and the comparisons, are never within the student's reach.
 3. Each question's check has its own time limit; a check that times out or kills the worker
    scores 0 with that reason and the worker is restarted for the next question.
+4. Lecture cells that no answer or check uses are not run, where the master marks them so (the
+   ``skip-when-grading`` tag; the autograder zip's ``skippable.json`` holds a fingerprint of each,
+   :func:`fingerprint`). Only a cell that is exactly as the student notebook had it is skipped: an
+   edited one runs, as any cell does. Should anything raise ``NameError`` (an answer that uses a
+   lecture cell's variable), the submission is graded again with every cell run, so that a score
+   never depends on what was skipped.
 
 The result says, per question, the score and, where points were lost, why ("timed out after
 20 s", "the process died in this cell", "used more than 2 GiB", "raised ZeroDivisionError",
@@ -33,6 +39,7 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
+import hashlib
 import inspect
 import json
 import os
@@ -55,6 +62,25 @@ DEFAULT_MEMORY = 2 * 2**30
 # already loaded from an untouched disk.
 _PRELOAD = ("numpy", "scipy", "scipy.optimize", "scipy.stats", "scipy.special", "scipy.sparse",
             "scipy.integrate", "scipy.linalg", "fractions", "math", "itertools")
+# In an autograder zip: the fingerprints of the lecture cells that grading may skip.
+SKIPPABLE = "skippable.json"
+SKIPPED = "not run: a lecture cell that no answer or check uses"
+
+
+def fingerprint(source: str) -> str:
+    """The fingerprint of a code cell's source, as ``skippable.json`` lists skippable cells.
+
+    Parameters
+    ----------
+    source : str
+        The cell's source, exactly as the notebook holds it (lines joined).
+
+    Returns
+    -------
+    str
+        Its SHA-256, in hexadecimal.
+    """
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass
@@ -66,6 +92,7 @@ class Assignment:
     cell_seconds: float
     zip_path: Path
     rules: dict = field(default_factory=dict)  # per question: {"forbids": [module, ...]}
+    skippable: frozenset = frozenset()  # fingerprints of the lecture cells grading may skip
 
     @classmethod
     def load(cls, zip_path) -> Assignment:
@@ -82,24 +109,26 @@ class Assignment:
         """
         zip_path = Path(zip_path)
         if zip_path.is_dir():  # unpacked, as in a grading image's /autograder/source
+            def member(name, default):
+                return json.loads((zip_path / name).read_text()) if (zip_path / name).exists() else default
             config = json.loads((zip_path / "otter_config.json").read_text())
             tests = {p.stem: p.read_text() for p in (zip_path / "tests").glob("*.py")}
-            rules_file = zip_path / "questions.json"
-            rules = json.loads(rules_file.read_text()) if rules_file.exists() else {}
+            rules, skippable = member("questions.json", {}), member(SKIPPABLE, {})
         else:
             with zipfile.ZipFile(zip_path) as archive:
+                def member(name, default):
+                    return json.loads(archive.read(name)) if name in archive.namelist() else default
                 config = json.loads(archive.read("otter_config.json"))
                 tests = {Path(n).stem: archive.read(n).decode() for n in archive.namelist()
                          if n.startswith("tests/") and n.endswith(".py")}
-                names = archive.namelist()
-                rules = json.loads(archive.read("questions.json")) if "questions.json" in names else {}
+                rules, skippable = member("questions.json", {}), member(SKIPPABLE, {})
         seconds = DEFAULT_CELL_SECONDS
         for plugin in config.get("plugins", []):
             if isinstance(plugin, dict) and "lecturekit.grading.CellTimeLimit" in plugin:
                 seconds = float((plugin["lecturekit.grading.CellTimeLimit"] or {}).get("seconds", seconds))
         order = sorted(tests, key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q)])
         return cls(config.get("assignment_name", zip_path.stem.removesuffix("-autograder")),
-                   {q: tests[q] for q in order}, seconds, zip_path, rules)
+                   {q: tests[q] for q in order}, seconds, zip_path, rules, frozenset(skippable.get("cells", ())))
 
 
 class _Abort(BaseException):
@@ -264,27 +293,40 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
     seconds, memory = cell_seconds or assignment.cell_seconds, memory_bytes
     budget = budget_seconds or 3 * (len(sources) + len(assignment.tests)) * seconds
     budget_end = time.monotonic() + budget
-    skip, raised = {}, {}
+    lecture = {i: SKIPPED for i, source in enumerate(sources)
+               if i not in owner and fingerprint(source) in assignment.skippable}
     support = pool.support(assignment.zip_path)
     sandbox = Sandbox(pool.zygote(Environment(support)), memory)
+    grade = (assignment, pool, support, sandbox, sources, owner, seconds, memory, budget_end)
     try:
-        _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
-        for question, source in assignment.tests.items():
-            # A ban holds only in a confined worker; unconfined grading (asked for explicitly, and
-            # marked in scores.csv) grades the answer as any other.
-            forbids = tuple((assignment.rules.get(question) or {}).get("forbids") or ())
-            if forbids and pool.isolated:
-                result["questions"][question] = _grade_banned(
-                    question, source, Sandbox(pool.zygote(Environment(support, forbids)), memory),
-                    sources, owner, seconds, memory, budget_end)
-            else:
-                result["questions"][question] = _grade_question(
-                    question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
+        result["questions"] = _grade_all(*grade, lecture)
+        if lecture and "NameError" in sandbox.errors:  # perhaps a skipped cell's name: run them all
+            result["questions"] = _grade_all(*grade, {})
     except WorkerUnavailable as error:  # the grader's fault, not the submission's: no grade at all
         result["questions"], result["error"] = {}, f"not graded: {error}"
     finally:
         sandbox.close()
     return result
+
+
+def _grade_all(assignment, pool, support, sandbox, sources, owner, seconds, memory, budget_end, skip) -> dict:
+    """Run the cells but those in ``skip`` (index: why), then check every question."""
+    skip, raised = dict(skip), {}
+    sandbox.errors.clear()
+    _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
+    questions = {}
+    for question, source in assignment.tests.items():
+        # A ban holds only in a confined worker; unconfined grading (asked for explicitly, and
+        # marked in scores.csv) grades the answer as any other.
+        forbids = tuple((assignment.rules.get(question) or {}).get("forbids") or ())
+        if forbids and pool.isolated:
+            questions[question] = _grade_banned(
+                question, source, Sandbox(pool.zygote(Environment(support, forbids)), memory),
+                sources, owner, seconds, memory, budget_end)
+        else:
+            questions[question] = _grade_question(
+                question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
+    return questions
 
 
 def _grade_banned(question, source, sandbox, sources, owner, seconds, memory, budget_end) -> dict:

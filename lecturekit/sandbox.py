@@ -343,12 +343,16 @@ class Sandbox:
     allowance : int or None
         Bytes that replies may still total before the worker is stopped as flooding (None: no
         limit but :data:`MAX_MESSAGE` per reply); the grader sets it for each question's check.
+    errors : list of str
+        The type of every exception the student's code raised in a request (a cell, a call), in
+        order; the grader clears it.
     """
 
     def __init__(self, zygote: Zygote, memory_bytes: int = 2 * 2**30):
         self.zygote, self.memory_bytes = zygote, int(memory_bytes)
         self.channel: socket.socket | None = None
         self.allowance: int | None = None
+        self.errors: list[str] = []
 
     def start(self) -> None:
         """A fresh worker (ending the current one, if any); WorkerUnavailable if none can be had."""
@@ -404,6 +408,8 @@ class Sandbox:
             except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
                 return Outcome("error", "an answer that is not plain data")
         outcome = Outcome(reply["status"], str(reply.get("detail", ""))[:80], value if expect_value else None)
+        if outcome.status == "error":
+            self.errors.append(outcome.detail)
         if outcome.fatal:  # out of memory: what the worker holds may starve every later request
             self.close(release=False)
         return outcome

@@ -47,9 +47,16 @@ else:  # run as a script: plain_data.py is beside this file (/grader in the sand
     from plain_data import decode, encode
 
 HEADER = struct.Struct("!Q")
-# Imported by the zygote, before any worker exists (and so never counted in a cell's time).
+# Imported by the zygote, before any worker exists (and so never counted in a cell's time): the
+# scientific stack and what the notebooks' first cells import from it, then the course's own modules
+# (every lecturekit/*.py of the working folder but the grading machinery, GRADING).
 PRELOAD = ("numpy", "scipy", "scipy.stats", "scipy.optimize", "scipy.special", "scipy.sparse",
-           "scipy.linalg", "matplotlib", "matplotlib.pyplot", "sympy")
+           "scipy.linalg", "matplotlib", "matplotlib.pyplot", "sympy", "pandas", "threadpoolctl", "tqdm.auto",
+           *(f"sklearn.{name}" for name in ("base", "calibration", "cluster", "covariance", "datasets", "decomposition",
+                                            "discriminant_analysis", "exceptions", "feature_extraction.text",
+                                            "linear_model", "metrics", "mixture", "model_selection", "naive_bayes",
+                                            "pipeline", "preprocessing")))
+GRADING = ("fanout", "grader", "grading", "isolation", "sandbox", "worker")
 # What a worker may write, and so what must look as it did when the zygote was ready.
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue")
 IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
@@ -141,18 +148,25 @@ def become_worker(channel_fd: int, memory_bytes: int, shell) -> None:  # pragma:
 
 
 def make_shell():
-    """An IPython shell with no history (no database file, no thread), as every worker starts."""
+    """An IPython shell with no history (no database file, no thread), as every worker starts.
+
+    Its tracebacks are plain: nobody reads them (a worker prints to nothing), and the default,
+    with each frame's context, takes a good part of a second per exception.
+    """
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 
     config = Config()
     config.HistoryManager.enabled = False
+    config.InteractiveShell.xmode = "Plain"
     return InteractiveShell.instance(config=config)
 
 
 def preload(banned: list[str]) -> None:
     """Import :data:`PRELOAD`, except what a question bans (which the sandbox hides anyway)."""
-    for module in PRELOAD:
+    course = sorted(f"lecturekit.{name[:-3]}" for name in (os.listdir("lecturekit") if os.path.isdir("lecturekit") else [])
+                    if name.endswith(".py") and not name.startswith("_") and name[:-3] not in GRADING)
+    for module in (*PRELOAD, *course):
         if any(module == b or module.startswith(b + ".") for b in banned):
             continue
         try:

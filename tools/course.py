@@ -44,6 +44,8 @@ import nbformat
 import yaml
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
+from lecturekit.grader import SKIPPABLE, fingerprint
+
 ROOT = Path(__file__).resolve().parents[1]
 MASTERS = ROOT / "notebooks"
 DIST = ROOT / "dist"
@@ -53,6 +55,9 @@ BOOK_SOURCE = BUILD / "source"
 BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "notation.md", "instructor-guide.md", "where-next.md",
               "bibliography.md", "logo.svg", "_ext"]
 ASSIGNMENT_MARKER = "# ASSIGNMENT CONFIG"
+# A master's lecture cell whose results no answer or check uses carries this tag; the grader may then
+# skip it (tools/skipping.py checks the claim; tests/test_skipping.py grades with and without such cells).
+SKIP_TAG = "skip-when-grading"
 # The student repository (see ``release``): what it holds besides the notebooks. Launch buttons and
 # its Binder badge point at it, never at this repository, whose notebooks hold the solutions.
 STUDENT_REPOSITORY = DIST / "student-repository"
@@ -178,13 +183,36 @@ def assign_one(master: Path, dist: Path = DIST, *, run_tests: bool = True) -> No
         command.insert(4, "--no-run-tests")
     run(command)
     student = nbformat.read(out / "student" / master.name, as_version=4)
+    skippable = skippable_cells(nb, student)
     nbformat.write(clean_notebook(student, clear_outputs=True), student_dir / master.name)
     for extra in (out / "student").iterdir():  # support files the assignment ships, if any
         if extra.name != master.name:
             copy = shutil.copytree if extra.is_dir() else shutil.copy2
             copy(extra, student_dir / extra.name)
     (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
-    complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip", question_rules(nb))
+    complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip", question_rules(nb), skippable)
+
+
+def skippable_cells(master: nbformat.NotebookNode, student: nbformat.NotebookNode) -> list[str]:
+    """The fingerprints of the master's cells tagged :data:`SKIP_TAG`, as the student notebook has them.
+
+    The tag is taken off the student notebook (``student``, changed in place): the grader trusts the
+    autograder zip's list, never a submission's tags.
+    """
+    tagged = {c.source for c in master.cells if c.cell_type == "code" and SKIP_TAG in c.metadata.get("tags", [])}
+    found = set()
+    for cell in student.cells:
+        tags = cell.metadata.get("tags", [])
+        if SKIP_TAG in tags:
+            tags.remove(SKIP_TAG)
+            if not tags:
+                del cell.metadata["tags"]
+        if cell.cell_type == "code" and cell.source in tagged:
+            found.add(cell.source)
+    if found != tagged:
+        raise SystemExit(f"{len(tagged - found)} cells tagged {SKIP_TAG} are not in the student notebook as "
+                         f"the master has them: {sorted(tagged - found)[0][:80]!r}")
+    return sorted(fingerprint(source) for source in found)
 
 
 def question_rules(nb: nbformat.NotebookNode) -> dict[str, dict]:
@@ -199,7 +227,7 @@ def question_rules(nb: nbformat.NotebookNode) -> dict[str, dict]:
     return rules
 
 
-def complete_autograder(generated: Path, target: Path, rules: dict | None = None) -> None:
+def complete_autograder(generated: Path, target: Path, rules: dict | None = None, skippable=()) -> None:
     """Copy otter's autograder zip to ``target``, made self-contained for a grading image.
 
     ``otter assign`` zips the tests and an environment with otter alone, and cannot add files from
@@ -212,7 +240,8 @@ def complete_autograder(generated: Path, target: Path, rules: dict | None = None
     ``GRADER_SOURCE/files`` (for the plugin, which loads before the notebook runs). The image's
     ``setup.sh`` also installs bubblewrap, which confines the grading worker where the image's
     container allows it (``run_autograder`` grades with ``--isolation auto``). ``questions.json``
-    holds ``rules``, what the grader enforces per question (:func:`question_rules`).
+    holds ``rules``, what the grader enforces per question (:func:`question_rules`), and
+    ``skippable.json`` the fingerprints of the lecture cells the grader may skip (:func:`skippable_cells`).
     """
     with zipfile.ZipFile(generated) as original:
         entries = {name: original.read(name) for name in original.namelist()
@@ -224,6 +253,7 @@ def complete_autograder(generated: Path, target: Path, rules: dict | None = None
     entries["environment.yml"] = grading_environment().encode()
     entries["run_autograder"] = RUN_AUTOGRADER.encode()
     entries["questions.json"] = json.dumps(rules or {}, indent=1, sort_keys=True).encode()
+    entries[SKIPPABLE] = json.dumps({"cells": sorted(skippable)}, indent=1).encode()
     package_files = [ROOT / "pyproject.toml", ROOT / "README.md"]
     package_files += sorted(p for p in (ROOT / "lecturekit").rglob("*.py"))
     package_files += sorted(p for p in (ROOT / "data").iterdir() if p.is_file())
@@ -495,6 +525,9 @@ def main(argv: list[str] | None = None) -> None:
     grade_parser.add_argument("submissions", type=Path, help="folder holding the submitted .ipynb files")
     grade_parser.add_argument("--out", type=Path, default=None, help="CSV to write (default: SUBMISSIONS/scores.csv)")
     grade_parser.add_argument("--autograders", type=Path, default=DIST / "autograder")
+    grade_parser.add_argument("--scheduler", default=None,
+                              help="grade on the Dask cluster of this scheduler (tcp://host:8786); "
+                                   "default: a local cluster sized to this machine")
     grade_parser.add_argument("--unisolated", action="store_true",
                               help="grade even where the students' code cannot be confined (bubblewrap missing "
                                    "or unable to run): a submission can then read and change whatever you can")
@@ -511,7 +544,7 @@ def main(argv: list[str] | None = None) -> None:
         release(repository_url=settings["repository_url"], branch=settings["branch"])
     elif args.command == "grade":
         grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders, progress=True,
-              unisolated=args.unisolated)
+              unisolated=args.unisolated, scheduler=args.scheduler)
     elif args.command == "clean":
         clean(args.paths or master_notebooks())
 

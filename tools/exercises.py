@@ -38,6 +38,7 @@ Run ``python tools/exercises.py table`` for the course's questions by kind and p
 from __future__ import annotations
 
 import argparse
+import copy
 import re
 import sys
 import tempfile
@@ -282,6 +283,18 @@ def grading_copy(student: nbformat.NotebookNode, answers: dict[int, str]) -> nbf
     return nb
 
 
+def whole_copy(student: nbformat.NotebookNode, answers: dict[int, str]) -> nbformat.NotebookNode:
+    """The whole student notebook, lecture cells and all, with ``answers`` in its answer cells.
+
+    ``answers`` is as for :func:`grading_copy`; a submission as a student who ran the whole
+    notebook hands it in.
+    """
+    nb = copy.deepcopy(student)
+    for index, cell in enumerate(answer_cells(nb)):
+        cell.source = answers.get(index, cell.source)
+    return nb
+
+
 @dataclass
 class Expectation:
     variant: str
@@ -291,9 +304,14 @@ class Expectation:
     feedback: str = ""  # words the grader's reason must contain: the public check naming the mistake
 
 
-def variants(master: Path, student: nbformat.NotebookNode) -> tuple[dict[str, nbformat.NotebookNode],
-                                                                     list[Expectation]]:
-    """Submissions to grade for one notebook, and what each question should score in each."""
+def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False) -> tuple[
+        dict[str, nbformat.NotebookNode], list[Expectation]]:
+    """Submissions to grade for one notebook, and what each question should score in each.
+
+    Each holds the notebook's imports and answer cells (:func:`grading_copy`) or, with ``whole``,
+    the whole notebook (:func:`whole_copy`).
+    """
+    copy_with = whole_copy if whole else grading_copy
     qs = questions(nbformat.read(master, as_version=4))
     cells = answer_cells(student)
     if len(cells) != len(qs):
@@ -301,7 +319,7 @@ def variants(master: Path, student: nbformat.NotebookNode) -> tuple[dict[str, nb
                          "give each question exactly one answer cell")
     wrong = wrong_answers(master)
     solutions = {i: q.solution for i, q in enumerate(qs)}
-    subs = {"solution": grading_copy(student, solutions), "blank": grading_copy(student, {})}
+    subs = {"solution": copy_with(student, solutions), "blank": copy_with(student, {})}
     expect = [Expectation(v, q.name, w) for v, w in (("solution", "full"), ("blank", "zero")) for q in qs]
     rounds = max((len(wrong.get(q.name, [])) for q in qs), default=0)
     for k in range(rounds):
@@ -314,7 +332,7 @@ def variants(master: Path, student: nbformat.NotebookNode) -> tuple[dict[str, nb
                                           entries[k].get("feedback") or ""))
             else:
                 expect.append(Expectation(f"wrong-{k + 1}", q.name, "full"))
-        subs[f"wrong-{k + 1}"] = grading_copy(student, answers)
+        subs[f"wrong-{k + 1}"] = copy_with(student, answers)
     return subs, expect
 
 

@@ -1,0 +1,205 @@
+"""Lecture cells that grading may skip: which, and why no score can depend on them.
+
+Most of the time a submission takes to grade is the notebook's own lecture: experiments, figures,
+tables (half a minute in 5.3), whose results no answer and no check uses. A master marks such a
+code cell with the tag ``skip-when-grading`` (``course.SKIP_TAG``); ``make assignments`` puts the
+fingerprint of each into the autograder zip (``skippable.json``), and the grader
+(``lecturekit.grader``) does not run a submission's cell that is exactly one of them.
+
+A mark is a claim that this module checks before any notebook carries it (:func:`problems`, run by
+``tools/exercises.py rules`` and the tests): no name a marked cell binds is read by
+
+- a code cell that is not marked (which would fail without it),
+- any answer a question can get: the solution, the blank, every catalogued wrong answer,
+- a test, as one of the answer names it asks the worker for;
+
+and no marked cell changes the process in ways an answer could see (a random seed, the working
+folder, a module's attribute, warning filters, a written file). tests/test_skipping.py also grades
+whole submissions with and without the marked cells and compares the scores.
+
+``python tools/skipping.py mark notebooks/NAME.ipynb`` tags every lecture cell that can be skipped
+under these rules (and takes the tag off any that cannot); ``python tools/skipping.py check`` lists
+the broken claims of every master.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import symtable
+import sys
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import course  # noqa: E402
+import exercises  # noqa: E402
+
+COMPREHENSIONS = ("listcomp", "setcomp", "dictcomp", "genexpr")  # scopes that run where they stand
+# Calls that change the process for every later cell (unless inside a `with` block, which undoes them).
+EFFECTS = {"seed", "chdir", "setattr", "delattr", "filterwarnings", "simplefilter", "resetwarnings", "seterr",
+           "set_printoptions", "rc", "rcdefaults", "use", "putenv", "savefig", "to_csv", "write_text", "write_bytes",
+           "use_course_style", "set_config"}
+
+
+def bound_names(source: str) -> set[str]:
+    """Names a cell binds in the notebook's namespace (assigned, imported, defined, declared global)."""
+    found = set()
+
+    def visit(table: symtable.SymbolTable, top: bool) -> None:
+        for symbol in table.get_symbols():
+            binds = symbol.is_assigned() or symbol.is_imported() or symbol.is_namespace()
+            if binds and (top or symbol.is_declared_global()):
+                found.add(symbol.get_name())
+        for child in table.get_children():
+            visit(child, False)
+
+    visit(symtable.symtable(source, "<cell>", "exec"), True)
+    return found
+
+
+def read_names(source: str) -> set[str]:
+    """Names a cell reads from the notebook's namespace, at its top level or in its functions.
+
+    A name the cell binds itself at its top level counts as its own (not read), even where it is
+    read first, and so in a comprehension run there and then; a function's global reads all count,
+    since it runs later, when a later cell may have bound the name again.
+    """
+    found = set()
+    top_table = symtable.symtable(source, "<cell>", "exec")
+    own = {s.get_name() for s in top_table.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+
+    def visit(table: symtable.SymbolTable, top: bool, deferred: bool) -> None:
+        for symbol in table.get_symbols():
+            name = symbol.get_name()
+            if not symbol.is_referenced() or (name in own and not deferred):
+                continue
+            if top or symbol.is_global():
+                found.add(name)
+        for child in table.get_children():
+            visit(child, False, deferred or child.get_name() not in COMPREHENSIONS)
+
+    visit(top_table, True, False)
+    return found
+
+
+def effects(source: str) -> list[str]:
+    """What a cell does to the process beyond binding names (see :data:`EFFECTS`), one line each."""
+    tree = ast.parse(source)
+    inside_with = {id(n) for w in ast.walk(tree) if isinstance(w, (ast.With, ast.AsyncWith))
+                   for n in ast.walk(w)}
+    modules = {a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+               for a in n.names}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and id(node) not in inside_with:
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in EFFECTS:
+                found.append(f"calls {name}()")
+            elif name == "open" and any(isinstance(a, ast.Constant) and isinstance(a.value, str) and set(a.value) & set("wax+")
+                                        for a in [*node.args[1:], *(k.value for k in node.keywords if k.arg == "mode")]):
+                found.append("writes a file")
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            found.append("declares " + ", ".join(node.names) + " global")
+        elif isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            root = node.value
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if isinstance(root, ast.Name) and (root.id in modules or root.id in ("np", "plt", "mpl", "os", "sys")):
+                found.append(f"changes {ast.unparse(node)}")
+    return found
+
+
+def lecture_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The code cells of a master outside its questions, but its first (the imports every answer needs)."""
+    cells, inside = [], False
+    for cell in nb.cells:
+        block = cell.source.strip() if cell.cell_type == "raw" else ""
+        if block.startswith("# BEGIN QUESTION"):
+            inside = True
+        elif block.startswith("# END QUESTION"):
+            inside = False
+        elif cell.cell_type == "code" and not inside:
+            cells.append(cell)
+    return cells[1:]
+
+
+def marked(cell: nbformat.NotebookNode) -> bool:
+    return course.SKIP_TAG in cell.metadata.get("tags", [])
+
+
+def readers(master: Path, nb: nbformat.NotebookNode) -> list[tuple[str, set[str]]]:
+    """Whatever may read a name in a graded notebook, as (who, the names it reads).
+
+    The master's unmarked lecture cells; per question, its solution and every catalogued wrong answer
+    (the blank reads what the solution reads, less what it leaves out), and the answer names its tests
+    ask the worker for.
+    """
+    found = [(f"the unmarked cell {c.source.splitlines()[0][:50]!r}", read_names(c.source))
+             for c in lecture_cells(nb) if not marked(c)]
+    wrong = exercises.wrong_answers(master)
+    for q in exercises.questions(nb):
+        found.append((f"{q.name}'s solution", read_names(q.solution)))
+        found += [(f"{q.name}'s wrong answer '{e['mistake']}'", read_names(e["answer"])) for e in wrong.get(q.name, [])]
+        parameters = {a.arg for test in q.tests for node in ast.parse(test).body  # the test functions'
+                      if isinstance(node, ast.FunctionDef) for a in node.args.args}  # (not their helpers')
+        found.append((f"{q.name}'s tests", parameters))
+    return found
+
+
+def broken(master: Path, nb: nbformat.NotebookNode) -> list[tuple[nbformat.NotebookNode, str]]:
+    """Each marked cell that cannot be skipped, with why (one entry per reason)."""
+    first = next((c for c in nb.cells if c.cell_type == "code"), None)
+    found = [(first, "is the first code cell (the imports every answer needs)")] if first is not None and marked(first) else []
+    skipped = [c for c in lecture_cells(nb) if marked(c)]
+    reads = readers(master, nb) if skipped else []
+    for cell in skipped:
+        binds = bound_names(cell.source)
+        found += [(cell, f"binds {', '.join(sorted(binds & names))}, which {who} reads") for who, names in reads
+                  if binds & names]
+        found += [(cell, effect) for effect in effects(cell.source)]
+    return found
+
+
+def problems(master: Path, nb: nbformat.NotebookNode | None = None) -> list[str]:
+    """Why a master's marked cells could not be skipped without changing a score (empty: they can)."""
+    nb = nb or nbformat.read(master, as_version=4)
+    return [f"{master.stem[:5]}: the marked cell {cell.source.splitlines()[0][:50]!r} {why}"
+            for cell, why in broken(master, nb)]
+
+
+def mark(master: Path) -> int:
+    """Tag every lecture cell of ``master`` that can be skipped (and untag the others); how many are tagged."""
+    nb = nbformat.read(master, as_version=4)
+    lecture = lecture_cells(nb)
+    for cell in lecture:
+        if not marked(cell):
+            cell.metadata.setdefault("tags", []).append(course.SKIP_TAG)
+    while culprits := {id(cell): cell for cell, _ in broken(master, nb)}:  # until what stays marked stands alone
+        for cell in culprits.values():
+            cell.metadata["tags"].remove(course.SKIP_TAG)
+            if not cell.metadata["tags"]:
+                del cell.metadata["tags"]
+    nbformat.write(nb, master)
+    return sum(marked(c) for c in lecture)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("check", help="the broken claims of every master's marked cells")
+    mark_parser = commands.add_parser("mark", help="tag the lecture cells of masters that grading can skip")
+    mark_parser.add_argument("notebooks", type=Path, nargs="+")
+    args = parser.parse_args(argv)
+    if args.command == "mark":
+        for path in args.notebooks:
+            print(f"{path.name}: {mark(path.resolve())} lecture cells marked {course.SKIP_TAG}")
+        return
+    found = [p for master in course.master_notebooks() for p in problems(master)]
+    print("\n".join(found) or "every marked cell can be skipped")
+    sys.exit(1 if found else 0)
+
+
+if __name__ == "__main__":
+    main()
