@@ -13,7 +13,8 @@
 #                      Binder badge; REPOSITORY_BRANCH (default main), JUPYTERHUB_URL optional
 #   make grade SUBMISSIONS=folder   grade every .ipynb under folder into folder/scores.csv, each
 #                      student's code confined by bubblewrap (it stops where bubblewrap cannot run;
-#                      UNISOLATED=1 grades anyway, unconfined)
+#                      UNISOLATED=1 grades anyway, unconfined), on a Dask cluster of this machine;
+#                      SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead
 #   make bench         benchmarks against scikit-learn
 #   make lock          re-freeze constraints.txt after changing requirements.txt
 
@@ -22,6 +23,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 SUBMISSIONS ?= submissions
+SCHEDULER ?=
 
 .PHONY: setup book pdf test lab assignments release grade bench lock clean
 
@@ -58,7 +60,8 @@ lab: assignments
 	$(VENV)/bin/jupyter lab dist/student
 
 grade: $(STAMP)
-	$(PY) tools/course.py grade $(SUBMISSIONS) $(if $(filter 1 yes true,$(UNISOLATED)),--unisolated)
+	$(PY) tools/course.py grade $(SUBMISSIONS) $(if $(filter 1 yes true,$(UNISOLATED)),--unisolated) \
+		$(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
