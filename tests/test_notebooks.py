@@ -58,6 +58,36 @@ def test_every_master_is_in_the_table_of_contents():
     assert all((ROOT / f"{page}.md").is_file() and f"{page}.md" in course.BOOK_FILES for page in pages), pages
 
 
+def lines_that_break_inline_math(markdown: str) -> list[str]:
+    """Lines that open with a list, quote or heading marker while an inline ``$...$`` from the line
+    before is still open: Markdown reads the marker first ("+ \\text{const}$" becomes a list item),
+    so the formula is split and its TeX is left showing on the page."""
+    found = []
+    for paragraph in re.split(r"\n\s*\n", markdown):
+        open_dollars = 0
+        for line in paragraph.replace("$$", "").split("\n"):
+            if open_dollars % 2 and re.match(r"\s*([-+*>#]|\d+[.)])\s", line):
+                found.append(line.strip()[:80])
+            open_dollars += len(re.findall(r"(?<!\\)\$", line))
+    return found
+
+
+@pytest.mark.parametrize("markdown, broken", [
+    ("maximises $B = -x\n+ c$, a parabola", ["+ c$, a parabola"]),
+    ("maximises $B = -x + c$,\n- a list item", []),
+    ("$$\nB = -x\n+ c\n$$", []),
+])
+def test_a_line_that_breaks_inline_math_is_found(markdown, broken):
+    assert lines_that_break_inline_math(markdown) == broken
+
+
+@pytest.mark.parametrize("path", MASTERS, ids=lambda p: p.name)
+def test_no_line_breaks_an_inline_formula(path):
+    cells = nbformat.read(path, as_version=4).cells
+    broken = [line for c in cells if c.cell_type == "markdown" for line in lines_that_break_inline_math(c.source)]
+    assert not broken, f"a line inside $...$ starts with a Markdown marker; rewrap it: {broken}"
+
+
 def public_objects():
     for info in pkgutil.iter_modules(lecturekit.__path__):
         module = importlib.import_module(f"lecturekit.{info.name}")
@@ -76,7 +106,8 @@ def test_public_objects_have_docstrings_and_backlinks(name, obj):
     links = re.findall(r"notebooks/([\w.\-]+\.ipynb)", (module.__doc__ or "") + (doc or ""))
     # Grading support is course tooling and the data loaders are not derived anywhere; every model is.
     tooling = ("lecturekit.grading", "lecturekit.grader", "lecturekit.sandbox", "lecturekit.plain_data",
-               "lecturekit.isolation", "lecturekit.worker", "lecturekit.symbolic", "lecturekit.datasets")
+               "lecturekit.isolation", "lecturekit.worker", "lecturekit.symbolic", "lecturekit.fanout",
+               "lecturekit.datasets")
     if module.__name__ not in tooling and not links:
         # A module written ahead of its chapter may say "the chapter N notebooks" until they exist;
         # as soon as a notebook NN.MM-*.ipynb of that chapter exists, a real backlink is required.
