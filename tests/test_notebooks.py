@@ -89,10 +89,11 @@ def test_no_line_breaks_an_inline_formula(path):
 
 
 def public_objects():
-    for info in pkgutil.iter_modules(lecturekit.__path__):
-        module = importlib.import_module(f"lecturekit.{info.name}")
+    """Every name in the ``__all__`` of a module or subpackage of lecturekit (``text.tokenizer.tokenize``)."""
+    for info in pkgutil.walk_packages(lecturekit.__path__, "lecturekit."):
+        module = importlib.import_module(info.name)
         for name in getattr(module, "__all__", []):
-            yield f"{info.name}.{name}", getattr(module, name)
+            yield f"{info.name.removeprefix('lecturekit.')}.{name}", getattr(module, name)
 
 
 @pytest.mark.parametrize("name, obj", list(public_objects()), ids=lambda v: v if isinstance(v, str) else "")

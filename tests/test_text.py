@@ -1,7 +1,7 @@
 """Tests of lecturekit.text (chapter 3: turning documents into count vectors).
 
-lecturekit.text gathers lecturekit.tokenizer, lecturekit.vocabulary and lecturekit.word_selection;
-the tests import the names from lecturekit.text, as the notebooks do.
+The subpackage lecturekit.text holds the modules tokenizer, vocabulary and selection, and gives their
+public names; the tests import the names from lecturekit.text, as the notebooks do.
 """
 
 import re
@@ -16,7 +16,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import mutual_info_score
 
-from lecturekit import text, tokenizer, vocabulary, word_selection
+from lecturekit import text
+from lecturekit.text import selection, tokenizer, vocabulary
 from lecturekit.datasets import load_20newsgroups
 from lecturekit.text import (
     TOKEN_PATTERN,
@@ -51,12 +52,12 @@ def assert_same_as_count_vectorizer(documents, ours: Vocabulary, **cv_kwargs):
     return X
 
 
-# --------------------------------------------------------------------------- one name for three modules
+# --------------------------------------------------------------------------- one name for the three modules
 
 
 def test_text_gathers_the_three_modules():
-    """Every public name of the three modules is lecturekit.text's, the same object."""
-    modules = (tokenizer, vocabulary, word_selection)
+    """Every public name of the subpackage's three modules is lecturekit.text's, the same object."""
+    modules = (tokenizer, vocabulary, selection)
     assert sorted(text.__all__) == sorted(name for module in modules for name in module.__all__)
     for module in modules:
         for name in module.__all__:

@@ -1,7 +1,7 @@
 r"""A vocabulary learned from a corpus, and the sparse document-term matrix over it.
 
 :class:`Vocabulary` numbers the words of a training corpus (split by
-:func:`lecturekit.tokenizer.tokenize`'s rule) and turns any list of documents into a CSR matrix
+:func:`lecturekit.text.tokenizer.tokenize`'s rule) and turns any list of documents into a CSR matrix
 of counts, one row per document, in one pass over the text and without ever building a dense
 document-by-word array: the input of multinomial (counts) and Bernoulli (indicators) naive Bayes.
 :mod:`lecturekit.text` gathers it with the tokenizer and the word selection by mutual information.
@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from lecturekit.tokenizer import (
+from lecturekit.text.tokenizer import (
     TOKEN_PATTERN,
     _as_documents,
     _check_lowercase,
@@ -36,7 +36,7 @@ __all__ = ["Vocabulary"]
 class Vocabulary(TransformerMixin, BaseEstimator):
     r"""A vocabulary learned from a corpus, and the document-term count matrix over it.
 
-    ``fit`` tokenizes the training documents (see :func:`lecturekit.tokenizer.tokenize`), keeps the words that occur
+    ``fit`` tokenizes the training documents (see :func:`lecturekit.text.tokenizer.tokenize`), keeps the words that occur
     in enough documents (``min_df``) and, optionally, only the ``max_features`` most frequent
     ones, and numbers the kept words in alphabetical order. ``transform`` turns documents into
     a sparse matrix :math:`X` with :math:`X_{ij}` the number of times word :math:`j` occurs in

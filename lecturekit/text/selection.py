@@ -3,7 +3,7 @@ r"""Choosing a smaller vocabulary: words ranked by their mutual information with
 :func:`mutual_information` measures, for every word at once, how much knowing whether a
 document contains the word tells about its class; :func:`select_by_mutual_information` keeps the
 ``k`` most informative words, as McCallum and Nigam (1998) do in their vocabulary-size
-experiments. Both read a sparse document-term matrix (:class:`lecturekit.vocabulary.Vocabulary`)
+experiments. Both read a sparse document-term matrix (:class:`lecturekit.text.vocabulary.Vocabulary`)
 in one pass over its non-zeros and never densify it. :mod:`lecturekit.text` gathers them with
 the tokenizer and the vocabulary.
 

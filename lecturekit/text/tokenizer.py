@@ -1,7 +1,7 @@
 """Splitting documents into words: the first step from raw text to count vectors.
 
 :func:`tokenize` splits one string into words with one regular expression (``TOKEN_PATTERN``
-by default), the rule of scikit-learn's ``CountVectorizer``; :class:`lecturekit.vocabulary.Vocabulary`
+by default), the rule of scikit-learn's ``CountVectorizer``; :class:`lecturekit.text.vocabulary.Vocabulary`
 applies the same rule to a whole corpus. :mod:`lecturekit.text` gathers this module with the
 vocabulary and the word selection by mutual information, as the notebooks import them.
 
