@@ -1,6 +1,8 @@
 """lecturekit: the companion package of the course *Generative Learning Algorithms*.
 
 Each module holds the model that one chapter derives; the notebook derives it, then imports it.
+Where one idea spans several modules it is a subpackage whose ``__init__`` gives the public names
+(``from lecturekit.naive_bayes import MultinomialNB``).
 
 ==================================  =====================================================================
 Module                              Chapter
@@ -12,13 +14,9 @@ Module                              Chapter
 :mod:`lecturekit.shrinkage`         02.04 covariance shrinkage: Ledoit-Wolf and Friedman's RDA
 :mod:`lecturekit.logistic`          02.05 Logistic regression, against GDA
 :mod:`lecturekit.datasets`          offline corpora (data/): SMS spam, 20 Newsgroups; Brown, chapter 6
-:mod:`lecturekit.text`              chapter 3: tokenizer, vocabulary and word selection under one name
-:mod:`lecturekit.tokenizer`         chapter 3: documents split into words by one regular expression
-:mod:`lecturekit.vocabulary`        chapter 3: the vocabulary and the sparse document-term counts
-:mod:`lecturekit.word_selection`    chapter 3: words ranked by mutual information with the class
-:mod:`lecturekit.naive_bayes`       chapter 3: every naive Bayes model under one name
-:mod:`lecturekit.complement_nb`     chapter 3: complement naive Bayes (Rennie et al., 2003)
-:mod:`lecturekit.categorical_nb`    chapter 3: categorical naive Bayes (one distribution per feature)
+:mod:`lecturekit.text`              chapter 3 (subpackage): tokenizer, vocabulary, word selection
+:mod:`lecturekit.naive_bayes`       chapter 3 (subpackage): base; Bernoulli, multinomial, complement,
+                                    categorical and Gaussian naive Bayes, a module each
 :mod:`lecturekit.smoothing`         chapter 4: add-k, interpolation, Beta/Dirichlet MAP and mean
 :mod:`lecturekit.evaluation`        chapter 4 and any chapter: learning curves over repeated splits
 :mod:`lecturekit.em`                chapter 5: the EM models under one name, as the notebooks import them

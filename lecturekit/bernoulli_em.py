@@ -39,9 +39,10 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
-from lecturekit.bernoulli_nb import _threshold
+from lecturekit.naive_bayes.bernoulli import _threshold
 from lecturekit.em_loop import _SemiSupervisedEM, _validated_unlabeled
-from lecturekit.nb_base import _class_feature_counts, _Posterior, _validate_X, _values
+from lecturekit.naive_bayes._counting import _class_feature_counts, _values
+from lecturekit.naive_bayes.base import _Posterior, _validate_X
 
 __all__ = ["SemiSupervisedBernoulliNB"]
 
@@ -163,7 +164,7 @@ class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
         self._log_absent = np.log(absent + alpha) - denominator        # log(1 - theta), accurately
         self.class_log_prior_ = np.log(self.class_count_) - np.log(self.class_count_.sum())
 
-    def _joint(self, X: Any) -> NDArray[np.float64]:
+    def _joint(self, X: Any, where: str) -> NDArray[np.float64]:
         r"""The (m, K) matrix :math:`\log p(x^{(i)}, y = k)` for binary X: one sparse product."""
         joint = np.asarray(X @ (self.feature_log_prob_ - self._log_absent).T)
         return joint + (self.class_log_prior_ + self._log_absent.sum(axis=1))

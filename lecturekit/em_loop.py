@@ -22,7 +22,7 @@ from scipy.special import logsumexp
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning
 
-from lecturekit.nb_base import _classes, _validate_X
+from lecturekit.naive_bayes.base import _classes, _validate_X
 
 
 def _positive_int(value: Any, name: str, minimum: int, meaning: str) -> int:
@@ -308,7 +308,7 @@ class _SemiSupervisedEM:
     * ``_estimate_all(alpha)``: ``feature_log_prob_`` and ``class_log_prior_`` from the counts
       (the M-step's closed form) and ``_log_prior_of_theta(alpha)``, the log prior density of the
       word probabilities (up to a constant);
-    * ``_joint(X)``, :math:`\log p(x, y = k)`, and ``_em_parameters``, the fitted attributes.
+    * ``_joint(X, where)``, :math:`\log p(x, y = k)`, and ``_em_parameters``, the fitted attributes.
 
     EM climbs :math:`J = \sum_{i \in L} \log p(x^{(i)}, y^{(i)}) + \lambda \sum_{i \in U} \log p(x^{(i)}) +
     \log p(\theta)`, recorded in ``history_`` divided by :math:`m_L + \lambda m_U`: the E-step
@@ -363,8 +363,8 @@ class _SemiSupervisedEM:
         total = X.shape[0] + weight * X_u.shape[0]
 
         def e_step() -> tuple[float, NDArray[np.float64]]:
-            log_norm, log_resp = _log_posterior(self._joint(X_u))
-            labeled = float(self._joint(X)[rows, codes].sum())
+            log_norm, log_resp = _log_posterior(self._joint(X_u, "fit"))
+            labeled = float(self._joint(X, "fit")[rows, codes].sum())
             objective = labeled + weight * float(log_norm.sum()) + self._log_prior_of_theta(alpha)
             return objective / total, log_resp
 

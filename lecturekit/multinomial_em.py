@@ -32,9 +32,9 @@ from lecturekit.em_loop import (
     _validated_unlabeled,
 )
 from lecturekit.estimation import add_k
-from lecturekit.multinomial_nb import MultinomialNB
-from lecturekit.nb_base import _check_finite as _check_finite_counts
-from lecturekit.nb_base import _values
+from lecturekit.naive_bayes.multinomial import MultinomialNB
+from lecturekit.naive_bayes.base import _check_finite as _check_finite_counts
+from lecturekit.naive_bayes._counting import _values
 
 # --------------------------------------------------------------------------- naive Bayes by EM
 #

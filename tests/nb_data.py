@@ -1,4 +1,8 @@
-"""Data shared by the tests of the naive Bayes models (test_nb_base and one file per model)."""
+"""Data shared by the tests of the naive Bayes models: test_nb_base, test_nb_weights and test_<model>_nb.
+
+``MODELS`` are the classes of ``lecturekit.naive_bayes.__all__``: the checks that every model must
+pass run on each of them, so a model added to the package is checked with no change here.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,33 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import load_iris
 
+from lecturekit import naive_bayes
 
-def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0):
-    """Word counts whose rates depend on the class, every class present, some all-zero rows."""
+MODELS = [getattr(naive_bayes, name) for name in naive_bayes.__all__ if isinstance(getattr(naive_bayes, name), type)]
+
+
+def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0, *, empty: int = 3,
+           class_weights: np.ndarray | None = None):
+    """Word counts whose rates depend on the class, every class present, the first ``empty`` rows all zero.
+
+    The labels beyond one per class are uniform (``rng.integers``), or drawn with probabilities
+    proportional to ``class_weights`` (``rng.choice``, e.g. ``2.0 ** np.arange(n_classes)`` for
+    unbalanced classes).
+    """
     rng = np.random.default_rng(seed)
-    y = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, n - n_classes)])
+    if class_weights is None:
+        rest = rng.integers(0, n_classes, n - n_classes)
+    else:
+        rest = rng.choice(n_classes, n - n_classes, p=class_weights / class_weights.sum())
+    y = np.concatenate([np.arange(n_classes), rest])
     rates = rng.gamma(0.5, 1.0, size=(n_classes, d))
     X = rng.poisson(rates[y])
-    X[:3] = 0  # empty documents
+    X[:empty] = 0  # empty documents
     return X, y
 
 
 FORMATS = {"dense": np.asarray, "csr": sp.csr_matrix, "csc": sp.csc_matrix, "csr_array": sp.csr_array}
+SCIPY_FORMATS = {key: FORMATS[key] for key in ("dense", "csr", "csc")}  # without the sparse array
 X_COUNTS, Y_COUNTS = counts()
 X_TEST, _ = counts(n=40, seed=1)
 IRIS_X, IRIS_Y = load_iris(return_X_y=True)

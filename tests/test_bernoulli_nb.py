@@ -1,4 +1,4 @@
-"""Tests of lecturekit.bernoulli_nb: scikit-learn agreement, the wide-data path, sampling, binarize.
+"""Tests of lecturekit.naive_bayes.bernoulli: scikit-learn agreement, the wide-data path, sampling, binarize.
 
 What BernoulliNB shares with the other naive Bayes models is tested in test_nb_base.py.
 """

@@ -1,4 +1,7 @@
-"""Tests of lecturekit.categorical_nb: scikit-learn agreement, streaming, weights, invariants, bad input."""
+"""Tests of lecturekit.naive_bayes.categorical: scikit-learn agreement, streaming, weights, invariants, bad input.
+
+scikit-learn's estimator checks run on CategoricalNB with the other models, in test_nb_base.py.
+"""
 
 from __future__ import annotations
 
@@ -11,9 +14,8 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from sklearn import naive_bayes as reference
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lecturekit.categorical_nb import CategoricalNB
+from lecturekit.naive_bayes.categorical import CategoricalNB
 from lecturekit.naive_bayes import CategoricalNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
 
@@ -120,7 +122,7 @@ def test_a_dataframe_keeps_its_column_names():
     assert_keeps_column_names(CategoricalNB, reference.CategoricalNB, X_CAT, Y_CAT)
 
 
-def test_the_facade_re_exports_the_class():
+def test_the_package_gives_the_class():
     assert ReExported is CategoricalNB
 
 
@@ -180,28 +182,6 @@ def test_fit_forgets_earlier_partial_fits():
 
 
 # --------------------------------------------------------------------------- the estimator protocol
-
-# Two checks fit on uniform random floats in [0, 1) whatever the estimator's tags say (the other
-# checks give a categorical estimator rounded integers). scikit-learn's CategoricalNB truncates
-# those floats to category 0; this one refuses non-integer categories with a ValueError.
-EXPECTED_FAILURES = {
-    "check_sample_weight_equivalence_on_dense_data": "fits on random floats: refused as non-integer categories",
-    "check_classifiers_one_label_sample_weights": "fits on random floats: refused as non-integer categories",
-}
-
-
-@parametrize_with_checks([CategoricalNB(), CategoricalNB(alpha=0.1, min_categories=3)],
-                         expected_failed_checks=lambda estimator: EXPECTED_FAILURES)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
-
-
-def test_the_expected_failures_fail_for_the_stated_reason_only():
-    rng = np.random.default_rng(0)
-    with pytest.raises(ValueError, match="not a category code"):
-        CategoricalNB().fit(rng.random((10, 3)), np.arange(10) % 2)
-    rounded = np.floor(rng.random((10, 3)) * 3)  # the same data as categories: accepted
-    CategoricalNB().fit(rounded, np.arange(10) % 2, sample_weight=np.arange(10.0))
 
 
 # --------------------------------------------------------------------------- invariants (hypothesis)

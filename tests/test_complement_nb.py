@@ -1,4 +1,7 @@
-"""Tests of lecturekit.complement_nb: scikit-learn agreement, streaming, weights, invariants, bad input."""
+"""Tests of lecturekit.naive_bayes.complement: scikit-learn agreement, streaming, weights, invariants, bad input.
+
+scikit-learn's estimator checks run on ComplementNB with the other models, in test_nb_base.py.
+"""
 
 from __future__ import annotations
 
@@ -11,31 +14,21 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from sklearn import naive_bayes as reference
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lecturekit.complement_nb import ComplementNB
+from lecturekit.naive_bayes.complement import ComplementNB
 from lecturekit.naive_bayes import ComplementNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
 
 from nb_agreement import assert_keeps_column_names, clear_winner  # tests/nb_agreement.py
-from nb_data import NoDensify  # tests/nb_data.py
+import nb_data  # tests/nb_data.py
+from nb_data import FORMATS, NoDensify
 
 
 def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0, skew: bool = False):
-    """Word counts whose rates depend on the class, every class present, some all-zero rows.
+    """The word counts of tests/nb_data.py; ``skew=True``: class c about 2**c times as frequent as class 0."""
+    return nb_data.counts(n, d, n_classes, seed,
+                          class_weights=2.0 ** np.arange(n_classes) if skew else np.ones(n_classes))
 
-    ``skew=True`` makes the classes unbalanced (class c about 2**c times as frequent as class 0).
-    """
-    rng = np.random.default_rng(seed)
-    p = 2.0 ** np.arange(n_classes) if skew else np.ones(n_classes)
-    y = np.concatenate([np.arange(n_classes), rng.choice(n_classes, n - n_classes, p=p / p.sum())])
-    rates = rng.gamma(0.5, 1.0, size=(n_classes, d))
-    X = rng.poisson(rates[y])
-    X[:3] = 0  # empty documents
-    return X, y
-
-
-FORMATS = {"dense": np.asarray, "csr": sp.csr_matrix, "csc": sp.csc_matrix, "csr_array": sp.csr_array}
 X_COUNTS, Y_COUNTS = counts(skew=True)
 X_TEST, _ = counts(n=40, seed=1)
 LABELS = np.array(["ant", "bee", "cat", "dog"])
@@ -119,7 +112,7 @@ def test_a_dataframe_keeps_its_column_names():
     assert_keeps_column_names(ComplementNB, reference.ComplementNB, X_COUNTS, Y_COUNTS)
 
 
-def test_the_facade_re_exports_the_class():
+def test_the_package_gives_the_class():
     assert ReExported is ComplementNB
 
 
@@ -162,16 +155,6 @@ def test_fit_forgets_earlier_partial_fits():
     model = ComplementNB().partial_fit(X_COUNTS, Y_COUNTS, classes=[0, 1, 2, 3])
     model.fit(X_TEST, np.arange(40) % 4)
     np.testing.assert_array_equal(model.feature_count_, ComplementNB().fit(X_TEST, np.arange(40) % 4).feature_count_)
-
-
-# --------------------------------------------------------------------------- the estimator protocol
-
-# Every check passes; check_array_api_input skips itself unless SCIPY_ARRAY_API=1 is set.
-
-
-@parametrize_with_checks([ComplementNB(), ComplementNB(alpha=0.1, norm=True)])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 # --------------------------------------------------------------------------- invariants (hypothesis)

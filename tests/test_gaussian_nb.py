@@ -1,4 +1,4 @@
-"""Tests of lecturekit.gaussian_nb: scikit-learn agreement, duplication invariance, sampling, sparse input.
+"""Tests of lecturekit.naive_bayes.gaussian: scikit-learn agreement, duplication invariance, sampling, sparse input.
 
 What GaussianNB shares with the other naive Bayes models is tested in test_nb_base.py.
 """

@@ -1,4 +1,4 @@
-"""Tests of lecturekit.multinomial_nb: sampling documents from the fitted model.
+"""Tests of lecturekit.naive_bayes.multinomial: sampling documents from the fitted model.
 
 What MultinomialNB shares with the other naive Bayes models (scikit-learn agreement, streaming,
 invariants, bad input) is tested in test_nb_base.py.

@@ -1,4 +1,4 @@
-"""Tests of the weighting that lecturekit.nb_base gives every naive Bayes model: sample_weight in
+"""Tests of the weighting that lecturekit.naive_bayes.base gives every naive Bayes model: sample_weight in
 fit and partial_fit, and alpha as an array of one pseudo-count per feature.
 
 Each is checked against scikit-learn (fitted attributes and probabilities to 1e-8, dense, CSR and
@@ -13,26 +13,25 @@ import warnings
 from contextlib import nullcontext
 
 import hypothesis.strategies as st
+import nb_data
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
+from nb_data import SCIPY_FORMATS  # tests/nb_data.py
 from sklearn import naive_bayes as reference
 
 from lecturekit.estimation import add_k
 from lecturekit.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
 
-FORMATS = {"dense": np.asarray, "csr": sp.csr_matrix, "csc": sp.csc_matrix}
+FORMATS = SCIPY_FORMATS
 DISCRETE_ATTRIBUTES = ("class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_")
 GAUSSIAN_ATTRIBUTES = ("class_count_", "theta_", "var_", "class_prior_")
 
 
 def counts(n: int = 120, d: int = 25, n_classes: int = 3, seed: int = 0):
-    """Word counts whose rates depend on the class; every class present."""
-    rng = np.random.default_rng(seed)
-    y = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, n - n_classes)])
-    X = rng.poisson(rng.gamma(0.5, 1.0, size=(n_classes, d))[y])
-    return X, y
+    """The word counts of tests/nb_data.py, smaller and without empty rows."""
+    return nb_data.counts(n, d, n_classes, seed, empty=0)
 
 
 def points(n: int = 90, d: int = 4, n_classes: int = 3, seed: int = 0):

@@ -53,9 +53,9 @@ def assert_distributions(p, axis=-1):
 
 def test_add_k_is_estimations_own_function():
     """smoothing re-exports add_k; the formula lives only in estimation (and naive Bayes uses it)."""
-    from lecturekit import bernoulli_nb, multinomial_nb
+    from lecturekit.naive_bayes import bernoulli, multinomial
 
-    assert add_k is estimation.add_k is multinomial_nb.add_k is bernoulli_nb.add_k
+    assert add_k is estimation.add_k is multinomial.add_k is bernoulli.add_k
 
 
 @settings(max_examples=100, deadline=None)

@@ -13,10 +13,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from lecturekit.estimation import add_k
-from lecturekit.nb_base import (
-    _DiscreteNB,
-    _values,
-)
+from lecturekit.naive_bayes._counting import _count_scores, _values
+from lecturekit.naive_bayes.base import _DiscreteNB
 
 
 def _threshold(binarize: Any, X: Any) -> float:
@@ -137,11 +135,10 @@ class BernoulliNB(_DiscreteNB):
             np.maximum(stacked[1], 0.0, out=stacked[1])  # rounding of weighted sums: not below 0
             logs = add_k(stacked, alpha, axis=0, log=True)
         self.feature_log_prob_, self._log_absent = logs[0], logs[1]
-        self._has_zero = bool(np.any(alpha == 0) and any(np.isneginf(log).any() for log in logs))
 
-    def _joint(self, X: Any) -> NDArray[np.float64]:
+    def _joint(self, X: Any, where: str) -> NDArray[np.float64]:
         X = self._with_data(X, self._data(X).astype(np.float64, copy=False))
-        return self._scores(X, self.feature_log_prob_, self._log_absent)
+        return _count_scores(X, self.feature_log_prob_, self.class_log_prior_, self._log_absent)
 
     def sample(self, n_samples: int = 1, y: ArrayLike | None = None, *,
                random_state: Any = None) -> tuple[sp.csr_matrix, NDArray[Any]]:

@@ -3,9 +3,16 @@ r"""What every naive Bayes model of the course shares: input checks, counting, B
 :class:`_BaseNB` keeps the bookkeeping of ``fit`` and ``partial_fit`` (classes, counts, the
 prior) and turns a model's joint log-likelihoods into posteriors, normalised in log space by the
 log-sum-exp over the classes; :class:`_DiscreteNB` adds what the counting models share
-(``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``). The models themselves are in
-:mod:`lecturekit.multinomial_nb`, :mod:`lecturekit.bernoulli_nb` and :mod:`lecturekit.gaussian_nb`;
-:mod:`lecturekit.naive_bayes` gathers them.
+(``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``). The five models are the modules
+beside this one (``bernoulli``, ``multinomial``, ``complement``, ``categorical``, ``gaussian``);
+the package :mod:`lecturekit.naive_bayes` gives their public names.
+
+The hooks a model implements are declared here, on the class that calls them, as methods that
+raise ``NotImplementedError`` until a model gives them; each one's docstring says what it must
+set. :class:`_BaseNB`: ``_start``, ``_update``, ``_joint``. :class:`_DiscreteNB` gives ``_start``
+and ``_update`` for a model whose statistics are the class-by-feature sums of (transformed) X,
+and asks for ``_data`` and ``_estimate`` instead; :func:`~lecturekit.naive_bayes._counting._count_scores` scores such a model from
+the log-probability tables it is given (no hidden state).
 """
 
 from __future__ import annotations
@@ -23,17 +30,13 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from lecturekit._checks import check_finite, codes_in, label, unsortable
+from lecturekit.naive_bayes._counting import _class_feature_counts, _values
 
 #: The smallest alpha used unless ``force_alpha=True`` (scikit-learn's bound, same warning).
 ALPHA_MIN = 1e-10
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _values(X: Any) -> NDArray[Any]:
-    """The stored values of ``X``: ``X.data`` for a sparse matrix (no densifying), else ``X``."""
-    return X.data if sp.issparse(X) else X
 
 
 def _check_finite(X: Any, name: str, where: str) -> None:
@@ -153,49 +156,6 @@ def _checked_prior(values: ArrayLike, name: str, classes: NDArray[Any]) -> NDArr
     return prior
 
 
-def _per_value(X: Any, per_row: NDArray[Any]) -> NDArray[Any]:
-    """The entry of ``per_row`` for the row of each stored value of the sparse ``X`` (CSR or CSC)."""
-    if X.format == "csr":
-        return np.repeat(per_row, np.diff(X.indptr))
-    return per_row[X.indices]
-
-
-def _class_feature_counts(X: Any, codes: NDArray[np.intp], n_classes: int,
-                          data: NDArray[Any] | None = None,
-                          sample_weight: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
-    """The (n_classes, n_features) sums of X over the rows of each class.
-
-    The sums weigh the stored values (``data`` replaces ``X.data``, e.g. binarised values) by the
-    row weights. CSR X: its rows grouped by class (one permutation), then one ``np.bincount`` of
-    the columns per class, whose n_features counters stay in cache (about 15% faster than one
-    bincount over all (class, column) pairs with 100,000 words). CSC X: that one ``np.bincount``
-    of ``class * n_features + column``. Dense X: one BLAS product with the class indicator, which
-    holds the row weights (or ones).
-    """
-    n, d = X.shape
-    data = _values(X) if data is None else data
-    if not sp.issparse(X):
-        indicator = np.zeros((n_classes, n))
-        indicator[codes, np.arange(n)] = 1.0 if sample_weight is None else sample_weight
-        return indicator @ data.astype(np.float64, copy=False)
-    # float64 weights (a boolean becomes 0/1): np.bincount converts others itself, more slowly
-    weights = data.astype(np.float64, copy=False)
-    if sample_weight is not None:
-        weights = weights * _per_value(X, sample_weight)
-    if X.format == "csr":
-        order = np.argsort(codes, kind="stable")
-        grouped = sp.csr_matrix((weights, X.indices, X.indptr), shape=X.shape)[order]
-        ends = grouped.indptr[np.searchsorted(codes[order], np.arange(n_classes + 1))]
-        counts = np.empty((n_classes, d))
-        for c in range(n_classes):  # the values of class c: grouped.data[ends[c]:ends[c + 1]]
-            values = slice(ends[c], ends[c + 1])
-            counts[c] = np.bincount(grouped.indices[values], weights=grouped.data[values], minlength=d)
-        return counts
-    keys = np.repeat(np.arange(d), np.diff(X.indptr))  # csc: the column of each stored value
-    keys += codes[X.indices].astype(np.intp) * d  # + class * n_features
-    return np.bincount(keys, weights=weights, minlength=n_classes * d).reshape(n_classes, d)
-
-
 def _normalise(joint: NDArray[np.float64], name: str, *, exponentiate: bool = False) -> NDArray[np.float64]:
     """Bayes' rule in log space, in place: subtract log p(x), the log-sum-exp over the classes.
 
@@ -229,8 +189,9 @@ def _normalise(joint: NDArray[np.float64], name: str, *, exponentiate: bool = Fa
 class _Posterior(ClassifierMixin, BaseEstimator):
     """Bayes' rule from a model's joint log-likelihoods: the predict methods of naive Bayes.
 
-    Subclasses give ``_joint(X)``, :math:`\\log p(x, y = k)` for a validated X, and may refine
-    ``_predict_input(X)``, which checks X for prediction.
+    Subclasses give ``_joint(X, where)``, :math:`\\log p(x, y = k)` for a validated X (the hook
+    declared on :class:`_BaseNB`), and may refine ``_predict_input(X)``, which checks X for
+    prediction.
     """
 
     _sparse = True
@@ -258,7 +219,7 @@ class _Posterior(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        return self._joint(self._predict_input(X))
+        return self._joint(self._predict_input(X), "predict_joint_log_proba")
 
     def predict_log_proba(self, X: Any) -> NDArray[np.float64]:
         """Log posterior probabilities :math:`\\log p(y = k \\mid x)` (Bayes' rule, log-sum-exp).
@@ -307,7 +268,11 @@ class _Posterior(ClassifierMixin, BaseEstimator):
 
 
 class _BaseNB(_Posterior):
-    """Fit/partial_fit bookkeeping (and Bayes' rule, from :class:`_Posterior`), shared by the three models."""
+    """Fit/partial_fit bookkeeping (and Bayes' rule, from :class:`_Posterior`), shared by every model.
+
+    A model gives the three hooks below (``_start``, ``_update``, ``_joint``), a constructor
+    that stores its parameters unchanged, and ``_sparse = False`` if it takes dense X only.
+    """
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -387,13 +352,45 @@ class _BaseNB(_Posterior):
         self._update(X, _encode(y, self.classes_, name), weights)
         return self
 
-    # subclasses: _start(classes, n_features) sets classes_ and zero counters;
-    #             _update(X, codes, sample_weight=None) adds the (weighted) counts of a batch and
-    #                 recomputes the estimates; codes are the class indices 0..K-1 of the rows,
-    #                 sample_weight is None (every row counts once: keep that path fast) or a
-    #                 float64 array of shape (n_samples,) checked by _check_sample_weight
-    #                 (finite, >= 0, not all zero); the weighted class counts go to class_count_;
-    #             _joint(X) returns log p(x, y = c) for a validated X.
+    # ------------------------------------------------------------------ the hooks of a model
+
+    def _start(self, classes: NDArray[Any], n_features: int) -> None:
+        """Begin a fit: set ``classes_`` (the sorted labels) and zero counters for ``n_features`` features.
+
+        Must set ``classes_`` and ``class_count_`` (zeros of shape (n_classes,)), and whatever
+        statistics ``_update`` adds to. Called by ``fit`` and by the first ``partial_fit``.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must define _start(classes, n_features)")
+
+    def _update(self, X: Any, codes: NDArray[np.intp],
+                sample_weight: NDArray[np.float64] | None = None) -> None:
+        """Add one batch to the statistics and recompute the estimates.
+
+        ``X`` is validated (finite, sparse kept sparse when the model's ``_sparse`` is True);
+        ``codes`` are the class indices 0..K-1 of its rows; ``sample_weight`` is None (every row
+        counts once: keep that path fast) or a float64 array of shape (n_samples,), finite,
+        >= 0 and not all zero. Must add the (weighted) class counts to ``class_count_`` and set
+        the fitted attributes and ``class_log_prior_`` (which ``sample`` reads).
+        """
+        raise NotImplementedError(f"{type(self).__name__} must define _update(X, codes, sample_weight)")
+
+    def _joint(self, X: Any, where: str) -> NDArray[np.float64]:
+        r"""Return :math:`\log p(x, y = k)`, of shape (n_samples, n_classes), for a validated X.
+
+        ``where`` names the public method that asked (for error messages), as in
+        :mod:`lecturekit._classifier`, whose classifiers have the same hook. Must not change the
+        model; every posterior method is computed from it.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must define _joint(X, where)")
+
+    # ------------------------------------------------------------------ sampling helpers
+
+    @staticmethod
+    def _sample_rng(random_state: Any) -> np.random.Generator:
+        """A Generator from ``random_state`` (None, an int or a RandomState; a Generator is used as is)."""
+        if isinstance(random_state, np.random.Generator):
+            return random_state
+        return np.random.default_rng(check_random_state(random_state).randint(2**32))
 
     def _sample_classes(self, n_samples: int, y: ArrayLike | None, rng: np.random.Generator):
         name = type(self).__name__
@@ -414,7 +411,14 @@ class _BaseNB(_Posterior):
 
 
 class _DiscreteNB(_BaseNB):
-    """Counting models: alpha, force_alpha, fit_prior, class_prior."""
+    """Counting models: alpha, force_alpha, fit_prior, class_prior.
+
+    Its ``_start`` and ``_update`` keep ``class_count_`` and ``feature_count_``, the class-by-
+    feature sums of ``_data(X)``, and call ``_estimate(alpha)`` after each batch; a model gives
+    ``_data``, ``_estimate`` and ``_joint`` (usually ``_counting._count_scores`` on its tables). A model
+    whose statistics are not such sums (:class:`~lecturekit.naive_bayes.CategoricalNB`) gives
+    its own ``_start`` and ``_update`` instead, and uses ``_check_alpha`` and ``_class_log_prior``.
+    """
 
     def _start(self, classes: NDArray[Any], n_features: int) -> None:
         self.classes_ = classes
@@ -422,8 +426,8 @@ class _DiscreteNB(_BaseNB):
         self.feature_count_ = np.zeros((classes.size, n_features))
         self._whole_counts = True  # every count so far an integer (no fractional sample_weight)
 
-    def _alpha(self) -> float | NDArray[np.float64]:
-        """``alpha`` checked: a float, or a float array of one pseudo-count per feature."""
+    def _check_alpha(self) -> float | NDArray[np.float64]:
+        """``alpha`` checked: a float, or a float array of one pseudo-count per feature (scikit-learn's name)."""
         alpha, d = self.alpha, self.n_features_in_
         fix = (f"Use alpha=1.0 (Laplace smoothing), a smaller positive value such as 0.1, or one "
                f"pseudo-count >= 0 per feature (an array of length n_features = {d}).")
@@ -465,10 +469,6 @@ class _DiscreteNB(_BaseNB):
             return np.maximum(values, ALPHA_MIN)
         return values
 
-    def _check_alpha(self) -> float | NDArray[np.float64]:
-        """scikit-learn's name for :meth:`_alpha` (a subclass may override either)."""
-        return self._alpha()
-
     def _class_log_prior(self) -> NDArray[np.float64]:
         n_classes = self.classes_.size
         if self.class_prior is not None:
@@ -480,9 +480,28 @@ class _DiscreteNB(_BaseNB):
                 return np.log(self.class_count_) - np.log(self.class_count_.sum())
         return np.full(n_classes, -np.log(n_classes))
 
+    def _data(self, X: Any) -> NDArray[Any]:
+        """Return the values to count: ``X``'s stored values (``X.data`` if sparse), checked or transformed.
+
+        Same length and order as :func:`_values` of ``X``, so that :meth:`_with_data` can put
+        them back in X's structure: e.g. word counts checked >= 0 (``_counting._word_counts``), or 0/1
+        presence. Must raise a ValueError that names the fix for values the model cannot count.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must define _data(X)")
+
+    def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
+        """Set the fitted tables (``feature_log_prob_`` and any that ``_joint`` reads) from the counts.
+
+        Called after each batch, with ``class_count_`` and ``feature_count_`` up to date and
+        ``alpha`` checked by :meth:`_check_alpha` (a float or one pseudo-count per feature, possibly 0
+        with ``force_alpha``: a probability may then be 0, its log ``-inf``).
+        ``class_log_prior_`` is set after it.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must define _estimate(alpha)")
+
     def _update(self, X: Any, codes: NDArray[np.intp],
                 sample_weight: NDArray[np.float64] | None = None) -> None:
-        alpha = self._alpha()
+        alpha = self._check_alpha()
         data = self._data(X)
         counts = _class_feature_counts(X, codes, self.classes_.size, data, sample_weight)
         if self.class_count_.any():
@@ -502,48 +521,3 @@ class _DiscreteNB(_BaseNB):
         if sp.issparse(X):
             return type(X)((data, X.indices, X.indptr), shape=X.shape)
         return data
-
-    def _scores(self, X: Any, log_yes: NDArray[np.float64],
-                log_no: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
-        r"""Sum over features of :math:`x_j \log a_{kj}` (+ :math:`(1-x_j) \log b_{kj}`) + log prior.
-
-        Fast path: one sparse-times-dense product. When a probability is exactly 0 (alpha = 0 with
-        force_alpha) the zero entries of X must contribute 0, not ``0 * -inf = NaN``; the
-        impossible classes are then marked with a second product of X with the 0/1 mask of the
-        zero probabilities.
-        """
-        if not self._has_zero:
-            weights = log_yes if log_no is None else log_yes - log_no
-            joint = np.asarray(X @ weights.T)
-            joint += self.class_log_prior_ if log_no is None else self.class_log_prior_ + log_no.sum(axis=1)
-            return joint
-        zero_yes = np.isneginf(log_yes)
-        zero_no = None if log_no is None else np.isneginf(log_no)
-        finite_yes = np.where(zero_yes, 0.0, log_yes)
-        impossible = np.asarray(X @ zero_yes.T.astype(float)) > 0
-        if log_no is None:
-            joint = np.asarray(X @ finite_yes.T)
-        else:
-            finite_no = np.where(zero_no, 0.0, log_no)
-            joint = np.asarray(X @ (finite_yes - finite_no).T) + finite_no.sum(axis=1)
-            # (1 - x_j) log b_cj with b_cj = 0 is impossible wherever x_j = 0
-            absent_hits = zero_no.sum(axis=1) - np.asarray(X @ zero_no.T.astype(float))
-            impossible |= absent_hits > 0
-        joint[impossible] = -np.inf
-        joint += self.class_log_prior_
-        stuck = np.all(np.isneginf(joint), axis=1)
-        if np.any(stuck):
-            warnings.warn(
-                f"{stuck.sum()} row(s) of X have probability zero under every class (alpha=0 "
-                f"with force_alpha=True and a feature value never seen with any class); their "
-                f"probabilities fall back to the class prior. Use alpha > 0 to avoid this.",
-                RuntimeWarning,
-                stacklevel=4,
-            )
-            joint[stuck] = np.where(np.isneginf(self.class_log_prior_), -np.inf, self.class_log_prior_)
-            joint[stuck & np.all(np.isneginf(joint), axis=1)] = 0.0
-        return joint
-
-    def _sample_rng(self, random_state):
-        return np.random.default_rng(check_random_state(random_state).randint(2**32)) \
-            if not isinstance(random_state, np.random.Generator) else random_state

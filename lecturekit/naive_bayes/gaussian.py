@@ -10,9 +10,8 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils import check_random_state
 
-from lecturekit.nb_base import (
+from lecturekit.naive_bayes.base import (
     _BaseNB,
     _checked_prior,
 )
@@ -136,7 +135,7 @@ class GaussianNB(_BaseNB):
                 "var_smoothing > 0 (the default 1e-9), or drop constant features."
             )
 
-    def _joint(self, X: NDArray[Any]) -> NDArray[np.float64]:
+    def _joint(self, X: NDArray[Any], where: str) -> NDArray[np.float64]:
         X = np.asarray(X, dtype=np.float64)
         theta, var = np.asarray(self.theta_, dtype=np.float64), np.asarray(self.var_, dtype=np.float64)
         joint = np.empty((X.shape[0], self.classes_.size))
@@ -164,7 +163,6 @@ class GaussianNB(_BaseNB):
         X_sample : ndarray of shape (n_samples, n_features)
         y_sample : ndarray of shape (n_samples,)
         """
-        rng = (random_state if isinstance(random_state, np.random.Generator)
-               else np.random.default_rng(check_random_state(random_state).randint(2**32)))
+        rng = self._sample_rng(random_state)
         codes, labels = self._sample_classes(n_samples, y, rng)
         return rng.normal(self.theta_[codes], np.sqrt(self.var_[codes])), labels

@@ -14,7 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from lecturekit.nb_base import _class_feature_counts, _DiscreteNB
+from lecturekit.naive_bayes._counting import _class_feature_counts, _count_scores
+from lecturekit.naive_bayes.base import _DiscreteNB
 
 
 class CategoricalNB(_DiscreteNB):
@@ -37,7 +38,7 @@ class CategoricalNB(_DiscreteNB):
     This is multinomial naive Bayes on the one-hot encoding of X (one column per feature and
     category, exactly one 1 per feature), and it is computed that way: the one-hot matrix is
     built sparse (``n_samples * n_features`` stored ones) and counted and scored by the same code
-    as :class:`~lecturekit.multinomial_nb.MultinomialNB`, never densified. The difference from
+    as :class:`~lecturekit.naive_bayes.multinomial.MultinomialNB`, never densified. The difference from
     the multinomial model lies in the normalisation: :math:`(\theta_{kjv})_v` sums to one over the
     values of feature :math:`j` alone, not over all columns.
 
@@ -136,14 +137,14 @@ class CategoricalNB(_DiscreteNB):
         self.category_count_ = [np.zeros((classes.size, 0)) for _ in range(n_features)]
         self.n_categories_ = np.zeros(n_features, dtype=np.int64)
 
-    def _alpha(self) -> float:
+    def _check_alpha(self) -> float:
         if np.ndim(self.alpha) != 0:
             raise ValueError(
                 f"CategoricalNB takes one alpha for every category of every feature (as "
                 f"scikit-learn's CategoricalNB does), not an array of shape {np.shape(self.alpha)}; "
                 f"the features have different numbers of categories. Use a number such as alpha=1.0."
             )
-        return super()._alpha()
+        return super()._check_alpha()
 
     def _categories(self, X: NDArray[Any], where: str) -> NDArray[Any]:
         """X checked as category codes: no negative, non-integer or (in fit) huge values."""
@@ -193,7 +194,7 @@ class CategoricalNB(_DiscreteNB):
 
     def _update(self, X: NDArray[Any], codes: NDArray[np.intp],
                 sample_weight: NDArray[np.float64] | None = None) -> None:
-        alpha = self._alpha()
+        alpha = self._check_alpha()
         X = self._categories(X, "fit").astype(np.intp, copy=False)
         n_categories = np.maximum(np.maximum(self.n_categories_, self._min_categories()), X.max(axis=0) + 1)
         self.category_count_ = [np.pad(count, [(0, 0), (0, n - count.shape[1])])
@@ -212,10 +213,9 @@ class CategoricalNB(_DiscreteNB):
                 logs = np.log(smoothed) - np.log(total)  # scikit-learn's formula, to the last bit
             self.feature_log_prob_.append(np.where(total > 0, logs, -np.inf))
         self._log_prob = np.concatenate(self.feature_log_prob_, axis=1)
-        self._has_zero = bool(np.isneginf(self._log_prob).any())
         self.class_log_prior_ = self._class_log_prior()
 
-    def _joint(self, X: NDArray[Any]) -> NDArray[np.float64]:
+    def _joint(self, X: NDArray[Any], where: str) -> NDArray[np.float64]:
         X = self._categories(X, "predict")
         unseen = np.argwhere(X >= self.n_categories_)  # before the cast: 1e20 stays large
         if unseen.size:
@@ -228,4 +228,4 @@ class CategoricalNB(_DiscreteNB):
                 f"number of categories of each feature, so that unseen ones get the smoothed "
                 f"probability alpha / (N_c + alpha * n)."
             )
-        return self._scores(self._one_hot(X.astype(np.intp, copy=False)), self._log_prob)
+        return _count_scores(self._one_hot(X.astype(np.intp, copy=False)), self._log_prob, self.class_log_prior_)

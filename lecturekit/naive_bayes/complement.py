@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from lecturekit.multinomial_nb import MultinomialNB
-from lecturekit.nb_base import _DiscreteNB
+from lecturekit.naive_bayes._counting import _word_counts
+from lecturekit.naive_bayes.base import _DiscreteNB
 
 
 class ComplementNB(_DiscreteNB):
@@ -143,7 +143,8 @@ scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-lear
         tags.input_tags.positive_only = True
         return tags
 
-    _data = MultinomialNB._data  # word counts: refuse negative values, keep the rest as they are
+    def _data(self, X: Any) -> NDArray[Any]:
+        return _word_counts(X, type(self).__name__)  # refuse negative counts, keep the rest as they are
 
     def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
         self.feature_all_ = self.feature_count_.sum(axis=0)
@@ -162,15 +163,14 @@ scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-lear
             self.feature_log_prob_ = np.where(many > 0, zero / np.maximum(many, 1), weights)
         else:
             self.feature_log_prob_ = -logged
-        self._has_zero = bool(not self.norm and zero.any())
 
-    def _joint(self, X: Any) -> NDArray[np.float64]:
+    def _joint(self, X: Any, where: str) -> NDArray[np.float64]:
         weights = self.feature_log_prob_
-        if not self._has_zero:
+        infinite = np.isposinf(weights)  # only with alpha = 0 and norm=False
+        if not infinite.any():
             return np.asarray(X @ weights.T, dtype=np.float64)
         # alpha = 0: infinite weights. Zero entries of X must contribute 0 (not 0 * inf = NaN);
         # a row with words of infinite weight goes to the classes with the most such words.
-        infinite = np.isposinf(weights)
         joint = np.asarray(X @ np.where(infinite, 0.0, weights).T, dtype=np.float64)
         hits = np.asarray(X @ infinite.T.astype(np.float64))
         joint[hits < hits.max(axis=1, keepdims=True)] = -np.inf

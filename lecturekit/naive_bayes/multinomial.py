@@ -12,10 +12,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from lecturekit.estimation import add_k
-from lecturekit.nb_base import (
-    _DiscreteNB,
-    _values,
-)
+from lecturekit.naive_bayes._counting import _count_scores, _word_counts
+from lecturekit.naive_bayes.base import _DiscreteNB
 
 
 class MultinomialNB(_DiscreteNB):
@@ -87,21 +85,14 @@ class MultinomialNB(_DiscreteNB):
         return tags
 
     def _data(self, X: Any) -> NDArray[Any]:
-        values = _values(X)
-        if values.size and values.min() < 0:
-            raise ValueError(
-                f"Negative values in data passed to {type(self).__name__} (input X); counts must be >= 0. "
-                "Pass word counts (e.g. from CountVectorizer), not centred or scaled features."
-            )
-        return values
+        return _word_counts(X, type(self).__name__)
 
     def _estimate(self, alpha: float | NDArray[np.float64]) -> None:
         # alpha = 0 (force_alpha): an unseen word has log 0 = -inf
         self.feature_log_prob_ = add_k(self.feature_count_, alpha, axis=1, log=True)
-        self._has_zero = bool(np.any(alpha == 0) and np.isneginf(self.feature_log_prob_).any())
 
-    def _joint(self, X: Any) -> NDArray[np.float64]:
-        return self._scores(X, self.feature_log_prob_)
+    def _joint(self, X: Any, where: str) -> NDArray[np.float64]:
+        return _count_scores(X, self.feature_log_prob_, self.class_log_prior_)
 
     def sample(self, n_samples: int = 1, y: ArrayLike | None = None, *, n_words: int | ArrayLike = 100,
                random_state: Any = None) -> tuple[sp.csr_matrix, NDArray[Any]]:
