@@ -139,3 +139,32 @@ def test_wrong_answers_live_beside_the_masters_only():
     files = sorted(p.stem for p in exercises.WRONG_ANSWERS.glob("*.yml"))
     assert files == sorted(m.stem for m in MASTERS if course.is_assignment(NB[m])), files
     assert exercises.WRONG_ANSWERS.parent == ROOT / "notebooks"
+
+
+# --------------------------------------------------------------------------- the rules of a fair grade
+
+@pytest.mark.parametrize("master", MASTERS, ids=name)
+def test_no_question_breaks_the_rules_of_a_fair_grade(master):
+    # Every point from a hidden check, options without a length cue, derivations graded as mathematics
+    # (or their shortcuts catalogued), stated bans enforced, feedback for every known mistake.
+    assert exercises.violations(master) == []
+
+
+def test_the_right_option_is_seldom_the_longest():
+    longest, singles = exercises.longest_share(MASTERS)
+    assert singles and 4 * longest <= singles, f"the right option is the longest in {longest} of {singles}"
+
+
+def test_every_autograder_zip_carries_the_bans_of_its_questions(release):
+    import json
+    import zipfile
+
+    banned = 0
+    for master in MASTERS:
+        if not course.is_assignment(NB[master]):
+            continue
+        with zipfile.ZipFile(release / "autograder" / f"{master.stem}-autograder.zip") as zipped:
+            shipped = json.loads(zipped.read("questions.json"))
+        assert shipped == course.question_rules(NB[master]), master.stem
+        banned += sum(bool(rule.get("forbids")) for rule in shipped.values())
+    assert banned >= 10, "the masters' bans no longer reach the grader"
