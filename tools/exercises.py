@@ -28,7 +28,8 @@ library call, finite differences, an optimiser, brute force), which must not ear
 ``check`` grades, through the real autograder (``lecturekit.grader`` on the assignment's zip, as ``make
 grade`` does), the master's solutions, a blank submission and one submission per wrong answer, and
 says whether every solution scores full points, every blank zero and every wrong answer less than
-full. Submissions hold only the notebook's first code cell (its imports) and the answer cells, so
+full; then the same submissions as whole notebooks, with the lecture cells marked
+``skip-when-grading`` skipped and with every cell run, which must score the same (tools/skipping.py). Submissions hold only the notebook's first code cell (its imports) and the answer cells, so
 that grading takes seconds: hidden tests may use nothing but the answer they check.
 
 Run ``python tools/exercises.py table`` for the course's questions by kind and prose length, and
@@ -417,20 +418,26 @@ def main(argv: list[str] | None = None) -> None:
         print(f"course: the right option is the longest in {longest} of {singles} single-answer questions "
               "(at most 1 in 4)")
         sys.exit(1 if found or 4 * longest > singles else 0)
+    import skipping  # tools/skipping.py (which imports this module)
+
     masters = [path.resolve() for path in args.notebooks]
     with tempfile.TemporaryDirectory(prefix="exercises-") as tmp:
         dist = Path(tmp) / "dist"
         for master in masters:  # otter assign on these notebooks only (it also runs their own tests)
             course.assign_one(master, dist)
         rows = grade_variants(masters, dist / "student", dist / "autograder", Path(tmp) / "submissions")
+        # The same variants as whole notebooks, with the lecture cells marked skip-when-grading skipped
+        # and with every cell run: the marks must change no score and no reason.
+        differ = skipping.differences(masters, dist / "student", dist / "autograder", Path(tmp) / "whole")
     for row in rows:
         flag = "ok " if row["ok"] else "BAD"
         print(f"{flag} {row['notebook'][:5]} {row['variant']:9} {row['question']:4} {row['score']:g}/"
               f"{row['possible']:g} (wanted {row['wanted']}) {row['mistake']} {row['error']}")
     print(table(masters))
+    print("\n".join(f"BAD {line}" for line in differ) or "skipping the marked lecture cells changes no score")
     bad = [r for r in rows if not r["ok"]]
     print(f"{len(rows) - len(bad)} of {len(rows)} as wanted")
-    sys.exit(1 if bad else 0)
+    sys.exit(1 if bad or differ else 0)
 
 
 if __name__ == "__main__":

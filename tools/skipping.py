@@ -26,8 +26,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import csv
+import json
 import symtable
 import sys
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -35,6 +38,7 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import course  # noqa: E402
 import exercises  # noqa: E402
+from lecturekit.grader import SKIPPABLE  # noqa: E402
 
 COMPREHENSIONS = ("listcomp", "setcomp", "dictcomp", "genexpr")  # scopes that run where they stand
 # Calls that change the process for every later cell (unless inside a `with` block, which undoes them).
@@ -59,12 +63,14 @@ def bound_names(source: str) -> set[str]:
     return found
 
 
-def read_names(source: str) -> set[str]:
+def read_names(source: str, last: bool = False) -> set[str]:
     """Names a cell reads from the notebook's namespace, at its top level or in its functions.
 
     A name the cell binds itself at its top level counts as its own (not read), even where it is
     read first, and so in a comprehension run there and then; a function's global reads all count,
-    since it runs later, when a later cell may have bound the name again.
+    since it runs later, when a later cell may have bound the name again. With ``last`` (an answer
+    that no marked cell follows, so none can bind a name again after it) the cell's own names are
+    its own in its functions too.
     """
     found = set()
     top_table = symtable.symtable(source, "<cell>", "exec")
@@ -73,7 +79,7 @@ def read_names(source: str) -> set[str]:
     def visit(table: symtable.SymbolTable, top: bool, deferred: bool) -> None:
         for symbol in table.get_symbols():
             name = symbol.get_name()
-            if not symbol.is_referenced() or (name in own and not deferred):
+            if not symbol.is_referenced() or (name in own and (last or not deferred)):
                 continue
             if top or symbol.is_global():
                 found.add(name)
@@ -139,9 +145,15 @@ def readers(master: Path, nb: nbformat.NotebookNode) -> list[tuple[str, set[str]
     found = [(f"the unmarked cell {c.source.splitlines()[0][:50]!r}", read_names(c.source))
              for c in lecture_cells(nb) if not marked(c)]
     wrong = exercises.wrong_answers(master)
-    for q in exercises.questions(nb):
-        found.append((f"{q.name}'s solution", read_names(q.solution)))
-        found += [(f"{q.name}'s wrong answer '{e['mistake']}'", read_names(e["answer"])) for e in wrong.get(q.name, [])]
+    # Where each question begins, and the last marked cell: an answer after it is the last to bind its names.
+    begins = [i for i, c in enumerate(nb.cells)
+              if c.cell_type == "raw" and c.source.strip().startswith("# BEGIN QUESTION")]
+    last_mark = max((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and marked(c)), default=-1)
+    for q, begin in zip(exercises.questions(nb), begins):
+        last = begin > last_mark
+        found.append((f"{q.name}'s solution", read_names(q.solution, last)))
+        found += [(f"{q.name}'s wrong answer '{e['mistake']}'", read_names(e["answer"], last))
+                  for e in wrong.get(q.name, [])]
         parameters = {a.arg for test in q.tests for node in ast.parse(test).body  # the test functions'
                       if isinstance(node, ast.FunctionDef) for a in node.args.args}  # (not their helpers')
         found.append((f"{q.name}'s tests", parameters))
@@ -183,6 +195,61 @@ def mark(master: Path) -> int:
                 del cell.metadata["tags"]
     nbformat.write(nb, master)
     return sum(marked(c) for c in lecture)
+
+
+def every_cell(autograders: Path, folder: Path) -> Path:
+    """Copies of the autograder zips in ``folder`` that list no cell as skippable: every cell runs."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for zip_path in autograders.glob("*-autograder.zip"):
+        with zipfile.ZipFile(zip_path) as original, zipfile.ZipFile(folder / zip_path.name, "w") as copy:
+            for item in original.infolist():
+                data = json.dumps({"cells": []}) if item.filename == SKIPPABLE else original.read(item)
+                copy.writestr(item, data)
+    return folder
+
+
+def differences(masters: list[Path], student_dir: Path, autograders: Path, folder: Path,
+                names: tuple[str, ...] | None = None) -> list[str]:
+    """Grade whole submissions with the marked cells skipped and with every cell run; what differs.
+
+    Parameters
+    ----------
+    masters : list of Path
+        The notebooks.
+    student_dir, autograders : Path
+        Their student versions and autograder zips (``make assignments``).
+    folder : Path
+        An empty folder for the submissions and the scores.
+    names : tuple of str or None
+        The variants to grade (``"solution"``, ``"blank"``, ``"wrong-1"``, ...); None: all of them
+        (:func:`exercises.variants`).
+
+    Returns
+    -------
+    list of str
+        One line per submission whose scores or reasons differ, or that could not be graded.
+    """
+    submissions = folder / "submissions"
+    for master in masters:
+        subs, _ = exercises.variants(master, nbformat.read(student_dir / master.name, as_version=4), whole=True)
+        for name, nb in subs.items():
+            if names is None or name in names:
+                (submissions / master.stem / name).mkdir(parents=True)
+                nbformat.write(nb, submissions / master.stem / name / master.name)
+    tables = []
+    for zips, out in ((autograders, "skipped.csv"), (every_cell(autograders, folder / "every-cell"), "every-cell.csv")):
+        course.grade(submissions, folder / out, zips)
+        with (folder / out).open() as handle:
+            tables.append({row["submission"]: {k: v for k, v in row.items() if k != "seconds"}
+                           for row in csv.DictReader(handle)})
+    skipped, everything = tables
+    found = [f"{name}: could not be graded: {row['error']}" for name, row in skipped.items() if row["error"]]
+    for name, row in skipped.items():
+        changed = [k for k in row if row[k] != everything[name].get(k)]
+        if changed:
+            found.append(f"{name}: " + "; ".join(f"{k} {everything[name].get(k)!r} with every cell, {row[k]!r} skipped"
+                                                 for k in changed))
+    return found
 
 
 def main(argv: list[str] | None = None) -> None:
