@@ -1,11 +1,11 @@
 """Chapter 5: EM for Gaussian mixtures and for naive Bayes with missing labels.
 
 * One EM iteration (an E-step and an M-step, each covariance type) of
-  ``lecturekit.em.GaussianMixture`` against the same two steps of ``sklearn.mixture.GaussianMixture``,
+  ``lecturekit.mixture.GaussianMixture`` against the same two steps of ``sklearn.mixture.GaussianMixture``,
   both started from the same parameters; then a whole ``fit_predict`` (EM and the final E-step) from
   the same k-means initialisation. tests/test_gaussian_mixture.py checks that
   the two fits agree to 1e-6.
-* ``lecturekit.em.SemiSupervisedNB`` on 20 Newsgroups (10 labelled posts per class, 10,000
+* ``lecturekit.mixture.SemiSupervisedNB`` on 20 Newsgroups (10 labelled posts per class, 10,000
   unlabelled), 10 EM iterations. scikit-learn has no soft-label naive Bayes, so the reference is
   the same 10 iterations done *with hard labels* from its ``MultinomialNB``: each a ``fit`` on the
   labelled and pseudo-labelled posts and a ``predict_proba`` of the unlabelled ones, the same two
@@ -26,7 +26,7 @@ from sklearn.naive_bayes import MultinomialNB as SklearnMultinomialNB
 import scipy.sparse as sp
 
 from lecturekit.datasets import load_20newsgroups
-from lecturekit.em import GaussianMixture, SemiSupervisedNB
+from lecturekit.mixture import GaussianMixture, SemiSupervisedNB
 from timing import report
 
 

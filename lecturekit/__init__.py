@@ -19,14 +19,10 @@ Module                              Chapter
                                     categorical and Gaussian naive Bayes, a module each
 :mod:`lecturekit.smoothing`         chapter 4: add-k, interpolation, Beta/Dirichlet MAP and mean
 :mod:`lecturekit.evaluation`        chapter 4 and any chapter: learning curves over repeated splits
-:mod:`lecturekit.em`                chapter 5: the EM models under one name, as the notebooks import them
-:mod:`lecturekit.em_loop`           chapter 5: the EM loop every model below shares
-:mod:`lecturekit.gaussian_mixture`  05.01-05.02 Gaussian mixtures fitted by EM
-:mod:`lecturekit.mixture_steps`     05.02 a Gaussian mixture's E-step and M-step, on arrays
-:mod:`lecturekit.multinomial_em`    05.03 multinomial naive Bayes with missing labels, by EM
-:mod:`lecturekit.bernoulli_em`      05.03 Bernoulli naive Bayes with missing labels, by EM
-:mod:`lecturekit.hmm`               06.01-06.02 the categorical hidden Markov model (Viterbi, Baum-Welch)
-:mod:`lecturekit.hmm_recursions`    06.01-06.02 its recursions, run time-major on all sequences at once
+:mod:`lecturekit.mixture`           chapter 5 (subpackage): the EM loop; Gaussian mixtures and their steps,
+                                    multinomial and Bernoulli naive Bayes with missing labels, a module each
+:mod:`lecturekit.hmm`               chapter 6 (subpackage): the categorical hidden Markov model (Viterbi,
+                                    Baum-Welch) and its recursions, run time-major on all sequences at once
 :mod:`lecturekit.plotting`          figures for every chapter (draws fitted models, never fits)
 :mod:`lecturekit.grading`           otter-grader support (a time limit per cell)
 :mod:`lecturekit.grader`            grading with the student's code kept out of the checks

@@ -1,4 +1,4 @@
-"""Tests of lecturekit.bernoulli_em.SemiSupervisedBernoulliNB: Bernoulli naive Bayes fitted by EM (5.3)."""
+"""Tests of lecturekit.mixture.bernoulli.SemiSupervisedBernoulliNB: Bernoulli naive Bayes fitted by EM (5.3)."""
 
 import itertools
 import warnings
@@ -12,7 +12,7 @@ from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.naive_bayes import BernoulliNB as SklearnBernoulliNB
 
-from lecturekit.bernoulli_em import SemiSupervisedBernoulliNB
+from lecturekit.mixture.bernoulli import SemiSupervisedBernoulliNB
 
 
 def documents(n_labeled=20, n_unlabeled=150, n_features=15, n_classes=3, seed=0):

@@ -1,4 +1,4 @@
-"""Tests of lecturekit.gaussian_mixture and lecturekit.mixture_steps (chapter 5: Gaussian mixtures and the EM algorithm)."""
+"""Tests of lecturekit.mixture.gaussian and lecturekit.mixture.steps (chapter 5: Gaussian mixtures and the EM algorithm)."""
 
 import re
 import warnings
@@ -12,8 +12,8 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lecturekit.gaussian_mixture import INIT_PARAMS, GaussianMixture
-from lecturekit.mixture_steps import COVARIANCE_TYPES, _m_step
+from lecturekit.mixture.gaussian import INIT_PARAMS, GaussianMixture
+from lecturekit.mixture.steps import COVARIANCE_TYPES, _m_step
 
 
 def blobs(n=600, d=3, k=3, seed=0, spread=3.0):

@@ -19,7 +19,7 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from lecturekit import hmm_recursions
+from lecturekit.hmm import recursions
 from lecturekit.hmm import CategoricalHMM, sequences_to_column
 
 TOL = {"rtol": 1e-8, "atol": 1e-8}
@@ -326,9 +326,9 @@ def test_batches_do_not_change_the_results(monkeypatch):
     X, lengths = random_data(9, 7, 120, 30)
     model = with_parameters(CategoricalHMM(3, n_features=7), parameters)
     whole = model.score_samples(X, lengths), model.decode(X, lengths)
-    monkeypatch.setattr(hmm_recursions, "BATCH_SIZE", 50)
-    monkeypatch.setattr(hmm_recursions.layouts, "__defaults__", (50,))
-    assert len(hmm_recursions.layouts(lengths)) > 10
+    monkeypatch.setattr(recursions, "BATCH_SIZE", 50)
+    monkeypatch.setattr(recursions.layouts, "__defaults__", (50,))
+    assert len(recursions.layouts(lengths)) > 10
     batched = model.score_samples(X, lengths), model.decode(X, lengths)
     np.testing.assert_allclose(batched[0][0], whole[0][0], **TOL)
     np.testing.assert_allclose(batched[0][1], whole[0][1], **TOL)

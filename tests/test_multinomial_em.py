@@ -1,4 +1,4 @@
-"""Tests of lecturekit.multinomial_em: SemiSupervisedNB and MultinomialMixture, naive Bayes fitted by EM (5.3)."""
+"""Tests of lecturekit.mixture.multinomial: SemiSupervisedNB and MultinomialMixture, naive Bayes fitted by EM (5.3)."""
 
 import warnings
 
@@ -14,7 +14,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.naive_bayes import MultinomialNB as SklearnMultinomialNB
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lecturekit.multinomial_em import MultinomialMixture, SemiSupervisedNB
+from lecturekit.mixture.multinomial import MultinomialMixture, SemiSupervisedNB
 from lecturekit.naive_bayes import MultinomialNB
 
 

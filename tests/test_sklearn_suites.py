@@ -52,7 +52,7 @@ import sklearn.mixture
 import sklearn.naive_bayes
 from sklearn_suites import load_suite, missing_class, suite_tests
 
-from lecturekit.gaussian_mixture import GaussianMixture
+from lecturekit.mixture import GaussianMixture
 
 
 def lecturekit_class(name: str, module: str) -> type:

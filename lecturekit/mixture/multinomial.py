@@ -4,7 +4,7 @@ r"""Multinomial naive Bayes with some or all labels hidden, fitted by EM.
 (no labels: document clustering) are the multinomial event model of
 :class:`lecturekit.naive_bayes.MultinomialNB` with labels missing: the E-step is its posterior,
 the M-step its add-alpha counting with soft counts (Nigam, McCallum, Thrun and Mitchell, 2000).
-The loop is :mod:`lecturekit.em_loop`; ``tests/test_multinomial_em.py`` checks that each soft-count
+The loop is :mod:`lecturekit.mixture.loop`; ``tests/test_multinomial_em.py`` checks that each soft-count
 M-step is scikit-learn's ``MultinomialNB`` fitted with sample weights.
 
 Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
@@ -21,7 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from lecturekit.em_loop import (
+from lecturekit.mixture.loop import (
     _check_em_params,
     _FittedMixture,
     _log_posterior,
@@ -40,9 +40,9 @@ from lecturekit.naive_bayes._counting import _values
 #
 # The multinomial event model of notebooks/03.02 with some or all labels hidden. The E-step is
 # MultinomialNB's posterior; the M-step is MultinomialNB's counting with every unlabelled
-# document counted Q_i(c) times in class c (soft counts Q^T X, em_loop._soft_counts), and the
+# document counted Q_i(c) times in class c (soft counts Q^T X, loop._soft_counts), and the
 # objective EM increases adds the Dirichlet log prior below. SemiSupervisedNB (whose EM is
-# em_loop._SemiSupervisedEM, shared with the Bernoulli model) and MultinomialMixture only differ
+# loop._SemiSupervisedEM, shared with the Bernoulli model) and MultinomialMixture only differ
 # in what is fixed (labelled counts) and how EM starts.
 
 

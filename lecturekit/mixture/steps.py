@@ -9,7 +9,7 @@ r"""The two steps of EM for a mixture of Gaussians, as functions of arrays.
   and ``precisions_``, from the covariances; :func:`_initial_values`: ``weights_init``,
   ``means_init`` and ``precisions_init`` checked as scikit-learn checks them.
 
-Used by :class:`lecturekit.gaussian_mixture.GaussianMixture`; derived, and checked against these
+Used by :class:`lecturekit.mixture.gaussian.GaussianMixture`; derived, and checked against these
 functions, in notebooks/05.02-Gaussian-Mixtures.ipynb.
 """
 

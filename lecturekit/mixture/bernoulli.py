@@ -17,13 +17,13 @@ constant), with weight :math:`\lambda` (``unlabeled_weight``) on each unlabelled
 E-step gives the responsibilities :math:`r_{ik} = p(y = k \mid x^{(i)})` of each unlabelled document,
 in log space; the M-step counts **documents** (not word occurrences), each unlabelled one split
 between the classes by its responsibilities. This per-feature M-step is *not* the M-step of the
-multinomial event model (:class:`lecturekit.em.SemiSupervisedNB`), whose denominator counts words.
+multinomial event model (:class:`lecturekit.mixture.SemiSupervisedNB`), whose denominator counts words.
 
 A sparse document-term matrix stays sparse: a document's score in class :math:`k` is
 :math:`\log \pi_k + \sum_j \log(1 - \phi_{j \mid y = k}) + \sum_j x_j w_{kj}`, with
 :math:`w_{kj} = \log \phi_{j \mid y = k} - \log(1 - \phi_{j \mid y = k})`: one sparse-times-dense
 product. The soft counts are ``X_U.T @ resp``. The EM loop is
-:mod:`lecturekit.em`'s. ``tests/test_bernoulli_em.py`` checks that the objective never decreases,
+:mod:`lecturekit.mixture.loop`'s. ``tests/test_bernoulli_em.py`` checks that the objective never decreases,
 that the posteriors equal a brute-force sum over the labels, and that without unlabelled documents
 the fit is scikit-learn's ``BernoulliNB`` to 1e-10.
 
@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from lecturekit.naive_bayes.bernoulli import _threshold
-from lecturekit.em_loop import _SemiSupervisedEM, _validated_unlabeled
+from lecturekit.mixture.loop import _SemiSupervisedEM, _validated_unlabeled
 from lecturekit.naive_bayes._counting import _class_feature_counts, _values
 from lecturekit.naive_bayes.base import _Posterior, _validate_X
 

@@ -2,8 +2,8 @@ r"""The EM loop shared by every model of the course fitted by expectation-maximi
 
 ``_iterate`` alternates an E-step and an M-step until the objective settles; ``_run_em`` runs it
 from several starts and keeps the best. The models supply their own steps:
-:class:`lecturekit.gaussian_mixture.GaussianMixture`, :mod:`lecturekit.multinomial_em`
-(naive Bayes with labels missing, multinomial features) and :mod:`lecturekit.bernoulli_em`
+:class:`lecturekit.mixture.gaussian.GaussianMixture`, :mod:`lecturekit.mixture.multinomial`
+(naive Bayes with labels missing, multinomial features) and :mod:`lecturekit.mixture.bernoulli`
 (the same with per-feature Bernoulli features). Derived in
 notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb.
 """
@@ -154,7 +154,7 @@ def _run_em(model: BaseEstimator, start: Callable[[], None], e_step: Callable[[]
 
 
 def _check_em_params(model: BaseEstimator) -> None:
-    """alpha, tol and max_iter of naive Bayes fitted by EM (multinomial_em, bernoulli_em)."""
+    """alpha, tol and max_iter of naive Bayes fitted by EM (mixture.multinomial, mixture.bernoulli)."""
     alpha = model.alpha
     if isinstance(alpha, bool) or not isinstance(alpha, Real) or not np.isfinite(alpha) or alpha <= 0:
         raise ValueError(
@@ -174,8 +174,8 @@ def _check_em_params(model: BaseEstimator) -> None:
 class _FittedMixture:
     r"""What a fitted mixture answers: the density of each row and the component responsible for it.
 
-    Shared by :class:`lecturekit.gaussian_mixture.GaussianMixture` and
-    :class:`lecturekit.multinomial_em.MultinomialMixture`, which give ``_check_data(X, where)``
+    Shared by :class:`lecturekit.mixture.gaussian.GaussianMixture` and
+    :class:`lecturekit.mixture.multinomial.MultinomialMixture`, which give ``_check_data(X, where)``
     (checks that the model is fitted and X for the method ``where``) and
     ``_weighted_log_prob(X)``, the (m, K) matrix :math:`\log \pi_k + \log p(x^{(i)} \mid z = k)`.
     """
@@ -183,13 +183,13 @@ class _FittedMixture:
     def score_samples(self, X: ArrayLike) -> NDArray[np.float64]:
         r"""Log density :math:`\log p(x) = \log \sum_k \pi_k\, p(x \mid z = k)` of each row.
 
-        For :class:`~lecturekit.multinomial_em.MultinomialMixture`, without the multinomial
+        For :class:`~lecturekit.mixture.multinomial.MultinomialMixture`, without the multinomial
         coefficient of each document (see its class docstring).
 
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_samples, n_features)
-            Sparse only for :class:`~lecturekit.multinomial_em.MultinomialMixture`.
+            Sparse only for :class:`~lecturekit.mixture.multinomial.MultinomialMixture`.
 
         Returns
         -------
@@ -255,7 +255,7 @@ class _FittedMixture:
 
 # --------------------------------------------------------------------------- naive Bayes with missing labels
 #
-# What SemiSupervisedNB (multinomial_em) and SemiSupervisedBernoulliNB (bernoulli_em) share around
+# What SemiSupervisedNB (multinomial) and SemiSupervisedBernoulliNB (bernoulli) share around
 # their own E- and M-steps: the parameters, the unlabelled documents, and how EM is run.
 
 
@@ -298,8 +298,8 @@ def _soft_counts(X: Any, resp: NDArray[np.float64]) -> NDArray[np.float64]:
 class _SemiSupervisedEM:
     r"""``fit(X, y, X_unlabeled)`` of naive Bayes with missing labels: the labelled fit, then EM.
 
-    Shared by :class:`lecturekit.multinomial_em.SemiSupervisedNB` and
-    :class:`lecturekit.bernoulli_em.SemiSupervisedBernoulliNB`, which give
+    Shared by :class:`lecturekit.mixture.multinomial.SemiSupervisedNB` and
+    :class:`lecturekit.mixture.bernoulli.SemiSupervisedBernoulliNB`, which give
 
     * ``_fit_labeled(X, classes, codes)``: the plain naive Bayes fit of the labelled documents
       (sets ``classes_``, ``class_count_``, ``feature_count_`` and the estimates); returns X as
@@ -322,9 +322,9 @@ class _SemiSupervisedEM:
         Parameters
         ----------
         X : {array_like, sparse matrix} of shape (n_labeled, n_features)
-            The labelled documents: word counts (:class:`~lecturekit.multinomial_em.SemiSupervisedNB`)
+            The labelled documents: word counts (:class:`~lecturekit.mixture.multinomial.SemiSupervisedNB`)
             or features binarised with ``binarize``
-            (:class:`~lecturekit.bernoulli_em.SemiSupervisedBernoulliNB`).
+            (:class:`~lecturekit.mixture.bernoulli.SemiSupervisedBernoulliNB`).
         y : array_like of shape (n_labeled,)
             Their labels; at least two classes. Every class the model can predict must appear.
         X_unlabeled : {array_like, sparse matrix} of shape (n_unlabeled, n_features), optional

@@ -2,8 +2,8 @@ r"""A mixture of Gaussians fitted by EM: :class:`GaussianMixture`.
 
 Gaussian discriminant analysis (:mod:`lecturekit.gda`) with the label hidden: :math:`z \sim
 \mathrm{Categorical}(\pi)`, :math:`x \mid z = k \sim \mathcal N(\mu_k, \Sigma_k)`, and only
-:math:`x` observed. The E-step and M-step are :mod:`lecturekit.mixture_steps`; the loop is
-:mod:`lecturekit.em_loop`. Parameter and attribute names keep the meaning of
+:math:`x` observed. The E-step and M-step are :mod:`lecturekit.mixture.steps`; the loop is
+:mod:`lecturekit.mixture.loop`. Parameter and attribute names keep the meaning of
 :class:`sklearn.mixture.GaussianMixture`; ``tests/test_gaussian_mixture.py`` checks that, started
 from the same parameters, both fits agree.
 
@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lecturekit._checks import check_finite, fitted_input
-from lecturekit.em_loop import (
+from lecturekit.mixture.loop import (
     _FittedMixture,
     _log_posterior,
     _non_negative,
@@ -33,7 +33,7 @@ from lecturekit.em_loop import (
     _VerbosePrinter,
 )
 from lecturekit.gaussian import cholesky
-from lecturekit.mixture_steps import (
+from lecturekit.mixture.steps import (
     COVARIANCE_TYPES,
     _check_covariances,
     _initial_values,

@@ -15,7 +15,7 @@ is a column of symbol indices, shape (n_samples, 1), and ``lengths`` splits it i
 states are seen (:meth:`CategoricalHMM.fit_supervised`, add-alpha smoothing with the pseudo-count
 given as ``k``) and by Baum–Welch (EM) when they are not (:meth:`CategoricalHMM.fit`).
 
-The recursions (:mod:`lecturekit.hmm_recursions`) run on all sequences at once, one matrix
+The recursions (:mod:`lecturekit.hmm.recursions`) run on all sequences at once, one matrix
 product per time step; the forward–backward recursion is scaled and Viterbi works in log space.
 ``tests/test_hmm.py`` checks the log-likelihood, the posteriors, the Viterbi paths and one
 Baum–Welch iteration against hmmlearn 0.3.3's ``CategoricalHMM`` to 1e-8, and Viterbi and the
@@ -41,9 +41,9 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from threadpoolctl import ThreadpoolController
 
-from lecturekit import hmm_recursions as rec
+from lecturekit.hmm import recursions as rec
 from lecturekit.estimation import add_k
-from lecturekit.hmm_recursions import _lengths, _symbols
+from lecturekit.hmm.recursions import _lengths, _symbols
 
 __all__ = ["CategoricalHMM", "sequences_to_column"]
 
