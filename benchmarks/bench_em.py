@@ -3,13 +3,13 @@
 * One EM iteration (an E-step and an M-step, each covariance type) of
   ``lecturekit.mixture.GaussianMixture`` against the same two steps of ``sklearn.mixture.GaussianMixture``,
   both started from the same parameters; then a whole ``fit_predict`` (EM and the final E-step) from
-  the same k-means initialisation. tests/test_gaussian_mixture.py checks that
+  the same k-means initialisation. tests/lecturekit/mixture/test_gaussian.py checks that
   the two fits agree to 1e-6.
 * ``lecturekit.mixture.SemiSupervisedNB`` on 20 Newsgroups (10 labelled posts per class, 10,000
   unlabelled), 10 EM iterations. scikit-learn has no soft-label naive Bayes, so the reference is
   the same 10 iterations done *with hard labels* from its ``MultinomialNB``: each a ``fit`` on the
   labelled and pseudo-labelled posts and a ``predict_proba`` of the unlabelled ones, the same two
-  passes over the data. tests/test_multinomial_em.py checks every soft-label M-step against
+  passes over the data. tests/lecturekit/mixture/test_multinomial.py checks every soft-label M-step against
   scikit-learn's ``MultinomialNB`` fitted with sample weights.
 """
 

@@ -1,7 +1,7 @@
 """Chapter 1: class-conditional categorical tables by counting, against CategoricalNB.fit.
 
 Both compute the add-1 estimates of p(x_j = v | y = c) for every feature j, value v and class c,
-plus the class prior; tests/test_estimation.py checks that the numbers agree to 1e-8.
+plus the class prior; tests/lecturekit/test_estimation.py checks that the numbers agree to 1e-8.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Shared covariance: ``GDA().fit`` and ``predict_proba`` against
 ``LinearDiscriminantAnalysis(solver="lsqr")``, which estimates the same pooled maximum-likelihood
 covariance. One covariance per class: ``GDA(shared_covariance=False)`` against
-``QuadraticDiscriminantAnalysis``. tests/test_gda.py checks that the probabilities agree to 1e-8.
+``QuadraticDiscriminantAnalysis``. tests/lecturekit/test_gda.py checks that the probabilities agree to 1e-8.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ sentence on average. On those sentences, timed:
   Ours also runs one more forward pass to record the log-likelihood after the iteration
   (``history_``); hmmlearn's does not.
 
-tests/test_hmm.py checks that the two agree to 1e-8 on all of these.
+tests/lecturekit/hmm/test_model.py checks that the two agree to 1e-8 on all of these.
 """
 
 from __future__ import annotations

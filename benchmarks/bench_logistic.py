@@ -1,7 +1,7 @@
 """Chapter 2: binary logistic regression by Newton's method (IRLS), against scikit-learn.
 
 Both minimise C * sum(log-loss) + ||w||^2 / 2 with the same C and tol (each solver reads tol its
-own way); tests/test_logistic.py checks that the weights agree to 1e-5. Two references: the
+own way); tests/lecturekit/test_logistic.py checks that the weights agree to 1e-5. Two references: the
 default L-BFGS solver, and scikit-learn's own Newton solver (newton-cholesky), the like-for-like one.
 """
 

@@ -6,7 +6,7 @@ The document-term matrix of the training set (11,293 posts, CSR) is built here w
 document (CSR), where the 2,000,000 (class, word) estimates are a large part of a fit.
 ``fit`` and ``predict_proba`` of :class:`lecturekit.naive_bayes.MultinomialNB` and
 :class:`~lecturekit.naive_bayes.BernoulliNB` are timed against scikit-learn's classes of the same
-names in the same run; tests/test_nb_base.py checks that the probabilities agree to 1e-8
+names in the same run; tests/lecturekit/naive_bayes/test_base.py checks that the probabilities agree to 1e-8
 (also with sample_weight and alpha arrays). Fitting counts with one
 ``np.bincount`` over the stored non-zeros (about 2.5x faster than the sparse one-hot product that
 scikit-learn uses); prediction is one sparse-times-dense product, as in scikit-learn. The 20

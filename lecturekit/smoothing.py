@@ -27,7 +27,7 @@ In the Bayesian view add-alpha smoothing is
   Laplace smoothing is also the posterior mean under the flat prior Beta(1, 1).
 
 Every default is Laplace smoothing, like :func:`add_k`'s ``k = 1``.
-``tests/test_smoothing.py`` checks both identities against :func:`add_k`, and every closed form
+``tests/lecturekit/test_smoothing.py`` checks both identities against :func:`add_k`, and every closed form
 against a numerical maximisation of the log posterior.
 
 **Where the MAP estimate is defined.** The functions here take :math:`a, b, a_j \ge 1`: the

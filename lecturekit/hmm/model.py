@@ -17,7 +17,7 @@ given as ``k``) and by Baum–Welch (EM) when they are not (:meth:`CategoricalHM
 
 The recursions (:mod:`lecturekit.hmm.recursions`) run on all sequences at once, one matrix
 product per time step; the forward–backward recursion is scaled and Viterbi works in log space.
-``tests/test_hmm.py`` checks the log-likelihood, the posteriors, the Viterbi paths and one
+``tests/lecturekit/hmm/test_model.py`` checks the log-likelihood, the posteriors, the Viterbi paths and one
 Baum–Welch iteration against hmmlearn 0.3.3's ``CategoricalHMM`` to 1e-8, and Viterbi and the
 likelihood against brute force over all :math:`K^T` paths; ``benchmarks/bench_hmm.py`` times
 both.

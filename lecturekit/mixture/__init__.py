@@ -37,10 +37,10 @@ Cholesky factors from :func:`lecturekit.gaussian.cholesky`), :mod:`~lecturekit.m
 and :mod:`~lecturekit.mixture.bernoulli` (naive Bayes by EM), on :mod:`~lecturekit.mixture.loop` (the
 loop all of them share); this ``__init__`` gives their public names, as the notebooks import them.
 Parameter and attribute names shared with :class:`sklearn.mixture.GaussianMixture` and
-:class:`sklearn.naive_bayes.MultinomialNB` keep scikit-learn's meaning; ``tests/test_gaussian_mixture.py``
-checks that, started from the same parameters, both Gaussian fits agree to 1e-6, and
-``tests/test_multinomial_em.py`` that each soft-count M-step is scikit-learn's
-``MultinomialNB`` fitted with sample weights.
+:class:`sklearn.naive_bayes.MultinomialNB` keep scikit-learn's meaning;
+``tests/lecturekit/mixture/test_gaussian.py`` checks that, started from the same parameters, both
+Gaussian fits agree to 1e-6, and ``tests/lecturekit/mixture/test_multinomial.py`` that each
+soft-count M-step is scikit-learn's ``MultinomialNB`` fitted with sample weights.
 
 Derived in notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb (EM and its lower
 bound), notebooks/05.02-Gaussian-Mixtures.ipynb (Gaussian mixtures) and

@@ -22,9 +22,9 @@ multinomial event model (:class:`lecturekit.mixture.SemiSupervisedNB`), whose de
 A sparse document-term matrix stays sparse: a document's score in class :math:`k` is
 :math:`\log \pi_k + \sum_j \log(1 - \phi_{j \mid y = k}) + \sum_j x_j w_{kj}`, with
 :math:`w_{kj} = \log \phi_{j \mid y = k} - \log(1 - \phi_{j \mid y = k})`: one sparse-times-dense
-product. The soft counts are ``X_U.T @ resp``. The EM loop is
-:mod:`lecturekit.mixture.loop`'s. ``tests/test_bernoulli_em.py`` checks that the objective never decreases,
-that the posteriors equal a brute-force sum over the labels, and that without unlabelled documents
+product. The soft counts are ``X_U.T @ resp``. The EM loop is :mod:`lecturekit.mixture.loop`'s.
+``tests/lecturekit/mixture/test_bernoulli.py`` checks that the objective never decreases, that the
+posteriors equal a brute-force sum over the labels, and that without unlabelled documents
 the fit is scikit-learn's ``BernoulliNB`` to 1e-10.
 
 Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.

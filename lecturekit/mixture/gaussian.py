@@ -4,7 +4,7 @@ Gaussian discriminant analysis (:mod:`lecturekit.gda`) with the label hidden: :m
 \mathrm{Categorical}(\pi)`, :math:`x \mid z = k \sim \mathcal N(\mu_k, \Sigma_k)`, and only
 :math:`x` observed. The E-step and M-step are :mod:`lecturekit.mixture.steps`; the loop is
 :mod:`lecturekit.mixture.loop`. Parameter and attribute names keep the meaning of
-:class:`sklearn.mixture.GaussianMixture`; ``tests/test_gaussian_mixture.py`` checks that, started
+:class:`sklearn.mixture.GaussianMixture`; ``tests/lecturekit/mixture/test_gaussian.py`` checks that, started
 from the same parameters, both fits agree.
 
 Derived in notebooks/05.01-Latent-Variables-and-the-EM-Lower-Bound.ipynb and

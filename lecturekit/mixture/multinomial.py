@@ -4,8 +4,8 @@ r"""Multinomial naive Bayes with some or all labels hidden, fitted by EM.
 (no labels: document clustering) are the multinomial event model of
 :class:`lecturekit.naive_bayes.MultinomialNB` with labels missing: the E-step is its posterior,
 the M-step its add-alpha counting with soft counts (Nigam, McCallum, Thrun and Mitchell, 2000).
-The loop is :mod:`lecturekit.mixture.loop`; ``tests/test_multinomial_em.py`` checks that each soft-count
-M-step is scikit-learn's ``MultinomialNB`` fitted with sample weights.
+The loop is :mod:`lecturekit.mixture.loop`; ``tests/lecturekit/mixture/test_multinomial.py`` checks
+that each soft-count M-step is scikit-learn's ``MultinomialNB`` fitted with sample weights.
 
 Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
 """

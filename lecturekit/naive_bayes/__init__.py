@@ -66,14 +66,15 @@ A Poisson naive Bayes, say, for counts that are not words:
 4. **Tables.** Import the class below and add it to ``__all__``; add its row to the table at
    the top of this docstring. Nothing else lists the models: the tests and scikit-learn's
    suite read ``__all__``.
-5. **Tests.** ``tests/test_poisson_nb.py``, on the data helpers of ``tests/nb_data.py``
-   (``counts``, ``FORMATS``, ``NoDensify``): the model's estimates against the formula or a
-   reference, partial_fit in batches equal to one fit, its invariants, its bad input and its
-   ``sample``. scikit-learn's estimator checks run on every class of ``__all__``
-   (``nb_data.MODELS``) in ``tests/test_nb_base.py``; a model that fails a check on purpose lists
-   it there, with the reason, in ``EXPECTED_FAILURES``. ``tests/test_nb_weights.py`` and the rest
-   of ``tests/test_nb_base.py`` test what the base gives (sample_weight, alpha arrays, streaming).
-6. **scikit-learn's suite.** ``tests/test_sklearn_suites.py`` runs scikit-learn's
+5. **Tests.** ``tests/lecturekit/naive_bayes/test_poisson.py`` (the tests mirror the package), on
+   the data helpers of ``nb_data.py`` in that folder (``counts``, ``FORMATS``, ``NoDensify``): the
+   model's estimates against the formula or a reference, partial_fit in batches equal to one fit,
+   its invariants, its bad input and its ``sample``. scikit-learn's estimator checks run on every
+   class of ``__all__`` (``nb_data.MODELS``) in ``test_base.py`` there; a model that fails a check
+   on purpose lists it there, with the reason, in ``EXPECTED_FAILURES``. ``test_base_weights.py``
+   and the rest of ``test_base.py`` test what the base gives (sample_weight, alpha arrays,
+   streaming).
+6. **scikit-learn's suite.** ``tests/lecturekit/test_sklearn_suites.py`` runs scikit-learn's
    ``test_naive_bayes.py`` on the class of ``lecturekit.naive_bayes`` with the same name as
    scikit-learn's, found by name: a model scikit-learn has is picked up with no change; a test it
    fails on purpose is listed there with its reason (``ON_PURPOSE``, ``MESSAGE``).

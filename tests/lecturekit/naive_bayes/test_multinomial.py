@@ -1,14 +1,14 @@
 """Tests of lecturekit.naive_bayes.multinomial: sampling documents from the fitted model.
 
 What MultinomialNB shares with the other naive Bayes models (scikit-learn agreement, streaming,
-invariants, bad input) is tested in test_nb_base.py.
+invariants, bad input) is tested in test_base.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from nb_data import X_COUNTS, Y_COUNTS  # tests/nb_data.py
+from .nb_data import X_COUNTS, Y_COUNTS
 
 from lecturekit.naive_bayes import MultinomialNB
 

@@ -26,7 +26,7 @@ from lecturekit.smoothing import (
     interpolated_estimate,
 )
 
-# counts_arrays: chapter 1's count tables (tests/test_estimation.py), shared rather than copied
+# counts_arrays: chapter 1's count tables (tests/lecturekit/test_estimation.py), shared rather than copied
 tables = hnp.arrays(
     dtype=np.int64,
     shape=hnp.array_shapes(min_dims=2, max_dims=2, min_side=1, max_side=6),

@@ -1,4 +1,4 @@
-"""Data shared by the tests of the naive Bayes models: test_nb_base, test_nb_weights and test_<model>_nb.
+"""Data shared by the tests of the naive Bayes models: test_base, test_base_weights and test_<model>.
 
 ``MODELS`` are the classes of ``lecturekit.naive_bayes.__all__``: the checks that every model must
 pass run on each of them, so a model added to the package is checked with no change here.

@@ -5,8 +5,8 @@
 statement so that the names come from a substitute module holding lecturekit's classes, and
 executes it as a new module (``sklearn_suite_<name>``). Only that one line changes, so the line
 numbers in a traceback are those of scikit-learn's file; everything else the suite imports (its
-data, its private helpers, ``assert_allclose``) stays scikit-learn's. ``tests/test_sklearn_suites.py``
-then exposes the suite's test functions, with their marks and fixtures, as its own.
+data, its private helpers, ``assert_allclose``) stays scikit-learn's.
+``tests/lecturekit/test_sklearn_suites.py`` then exposes the suite's test functions, with their marks and fixtures, as its own.
 
 A class lecturekit does not have yet is replaced by a placeholder of the same name that skips
 the test which makes one (:func:`missing_class`), so the rest of the suite still runs and the
@@ -73,11 +73,12 @@ def load_suite(relative_path: str, name: str, substitutes: dict[str, dict[str, A
         statement = re.compile(rf"^from {re.escape(original)} import (\([^)]*\)|[^\n]*)", re.MULTILINE)
         found = statement.search(source)
         if found is None:
-            raise RuntimeError(f"{path} no longer imports from {original}; update tests/test_sklearn_suites.py.")
+            raise RuntimeError(f"{path} no longer imports from {original}; "
+                               "update tests/lecturekit/test_sklearn_suites.py.")
         imported = set(re.findall(r"\w+", found.group(1)))
         if imported - set(names):
             raise RuntimeError(f"{path} imports {sorted(imported - set(names))} from {original}, which "
-                               f"tests/test_sklearn_suites.py does not substitute; add them there.")
+                               f"tests/lecturekit/test_sklearn_suites.py does not substitute; add them there.")
         source = source[:found.start()] + f"from {stand_in.__name__} import {found.group(1)}" + source[found.end():]
     module = types.ModuleType(module_name)
     module.__file__ = str(path)

@@ -4,7 +4,7 @@ fit and partial_fit, and alpha as an array of one pseudo-count per feature.
 Each is checked against scikit-learn (fitted attributes and probabilities to 1e-8, dense, CSR and
 CSC), against its meaning (an integer weight repeats a row, a zero weight drops it, batches
 equal one fit, a constant alpha array equals the number), and for bad input (a ValueError that
-names the problem and the fix). What the models share otherwise is in test_nb_base.py.
+names the problem and the fix). What the models share otherwise is in test_base.py.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import warnings
 from contextlib import nullcontext
 
 import hypothesis.strategies as st
-import nb_data
+from . import nb_data
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from nb_data import SCIPY_FORMATS  # tests/nb_data.py
+from .nb_data import SCIPY_FORMATS
 from sklearn import naive_bayes as reference
 
 from lecturekit.estimation import add_k
@@ -30,7 +30,7 @@ GAUSSIAN_ATTRIBUTES = ("class_count_", "theta_", "var_", "class_prior_")
 
 
 def counts(n: int = 120, d: int = 25, n_classes: int = 3, seed: int = 0):
-    """The word counts of tests/nb_data.py, smaller and without empty rows."""
+    """The word counts of nb_data.py, smaller and without empty rows."""
     return nb_data.counts(n, d, n_classes, seed, empty=0)
 
 

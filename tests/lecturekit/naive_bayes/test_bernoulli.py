@@ -1,6 +1,6 @@
 """Tests of lecturekit.naive_bayes.bernoulli: scikit-learn agreement, the wide-data path, sampling, binarize.
 
-What BernoulliNB shares with the other naive Bayes models is tested in test_nb_base.py.
+What BernoulliNB shares with the other naive Bayes models is tested in test_base.py.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from nb_data import FORMATS, X_COUNTS, Y_COUNTS, counts  # tests/nb_data.py
+from .nb_data import FORMATS, X_COUNTS, Y_COUNTS, counts
 from sklearn import naive_bayes as reference
 
 from lecturekit.naive_bayes import BernoulliNB

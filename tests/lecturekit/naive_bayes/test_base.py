@@ -5,7 +5,7 @@ package), invariants (hypothesis), special inputs and bad input.
 Each model is checked against scikit-learn (fitted attributes and probabilities to 1e-8, dense,
 CSR and CSC), against what must hold whatever the data (probabilities are distributions, permuting
 features permutes the estimates, batches equal one fit), and for bad input (a ValueError that
-names the problem and the fix). sample_weight and alpha arrays are in test_nb_weights.py.
+names the problem and the fix). sample_weight and alpha arrays are in test_base_weights.py.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from nb_data import FORMATS as ALL_FORMATS  # tests/nb_data.py
-from nb_data import IRIS_X, IRIS_Y, MODELS, X_COUNTS, X_TEST, Y_COUNTS, NoDensify
-from nb_data import counts as documents
+from .nb_data import FORMATS as ALL_FORMATS
+from .nb_data import IRIS_X, IRIS_Y, MODELS, X_COUNTS, X_TEST, Y_COUNTS, NoDensify
+from .nb_data import counts as documents
 from scipy.special import softmax
 from sklearn import naive_bayes as reference
 from sklearn.datasets import load_iris, load_wine
@@ -31,8 +31,8 @@ from lecturekit.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, Gau
 
 # --------------------------------------------------------------------------- every model: scikit-learn agreement
 #
-# On the data of tests/nb_data.py (its counts imported as documents and its FORMATS, which has
-# csr_array too, as ALL_FORMATS, the names test_nb_weights.py gives its own).
+# On the data of nb_data.py (its counts imported as documents and its FORMATS, which has csr_array
+# too, as ALL_FORMATS, the names test_base_weights.py gives its own).
 
 DISCRETE_SETTINGS = [
     (MultinomialNB, reference.MultinomialNB, {}),

@@ -2,7 +2,7 @@
 
 The suites are those of the installed scikit-learn (``sklearn/tests/test_naive_bayes.py``,
 ``sklearn/mixture/tests/test_gaussian_mixture.py`` and ``sklearn/mixture/tests/test_mixture.py``),
-loaded by ``tests/sklearn_suites.py`` with their ``from sklearn.naive_bayes import ...`` and
+loaded by ``tests/lecturekit/sklearn_suites.py`` with their ``from sklearn.naive_bayes import ...`` and
 ``from sklearn.mixture import ...`` bound to lecturekit's classes. Every test function of a suite,
 parametrised ones with their marks and fixtures included, is collected here under a class named
 after the suite (``TestNaiveBayes::test_gnb``), so a test scikit-learn adds in a new release runs

@@ -1,6 +1,6 @@
 """Tests of lecturekit.naive_bayes.categorical: scikit-learn agreement, streaming, weights, invariants, bad input.
 
-scikit-learn's estimator checks run on CategoricalNB with the other models, in test_nb_base.py.
+scikit-learn's estimator checks run on CategoricalNB with the other models, in test_base.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from lecturekit.naive_bayes.categorical import CategoricalNB
 from lecturekit.naive_bayes import CategoricalNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
 
-from nb_agreement import assert_keeps_column_names, clear_winner  # tests/nb_agreement.py
+from .nb_agreement import assert_keeps_column_names, clear_winner
 
 SIZES = (2, 5, 3, 7)  # categories of each feature
 

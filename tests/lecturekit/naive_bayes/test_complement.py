@@ -1,6 +1,6 @@
 """Tests of lecturekit.naive_bayes.complement: scikit-learn agreement, streaming, weights, invariants, bad input.
 
-scikit-learn's estimator checks run on ComplementNB with the other models, in test_nb_base.py.
+scikit-learn's estimator checks run on ComplementNB with the other models, in test_base.py.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from lecturekit.naive_bayes.complement import ComplementNB
 from lecturekit.naive_bayes import ComplementNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
 
-from nb_agreement import assert_keeps_column_names, clear_winner  # tests/nb_agreement.py
-import nb_data  # tests/nb_data.py
-from nb_data import FORMATS, NoDensify
+from .nb_agreement import assert_keeps_column_names, clear_winner
+from . import nb_data
+from .nb_data import FORMATS, NoDensify
 
 
 def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0, skew: bool = False):
-    """The word counts of tests/nb_data.py; ``skew=True``: class c about 2**c times as frequent as class 0."""
+    """The word counts of nb_data.py; ``skew=True``: class c about 2**c times as frequent as class 0."""
     return nb_data.counts(n, d, n_classes, seed,
                           class_weights=2.0 ** np.arange(n_classes) if skew else np.ones(n_classes))
 

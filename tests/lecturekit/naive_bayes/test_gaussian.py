@@ -1,6 +1,6 @@
 """Tests of lecturekit.naive_bayes.gaussian: scikit-learn agreement, duplication invariance, sampling, sparse input.
 
-What GaussianNB shares with the other naive Bayes models is tested in test_nb_base.py.
+What GaussianNB shares with the other naive Bayes models is tested in test_base.py.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from nb_data import IRIS_X, IRIS_Y  # tests/nb_data.py
+from .nb_data import IRIS_X, IRIS_Y
 from sklearn import naive_bayes as reference
 from sklearn.datasets import load_iris, load_wine
 

@@ -26,7 +26,7 @@ from lecturekit.datasets import (
     DATA_DIR, OLD_FAITHFUL_COLUMNS, load_20newsgroups, load_old_faithful, load_sms_spam,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FILES = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz",
          "old_faithful.csv")
 BROWN_FILES = ("brown-universal.tsv.xz",)
