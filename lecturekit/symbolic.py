@@ -253,7 +253,8 @@ def equivalent(answer: Any, expected: Any, points: Iterable[Mapping[str, Any]],
     -------
     (bool, str)
         ``(True, "")`` if they agree everywhere, else ``(False, reason)``: not an expression,
-        another shape, symbols the question does not use, or the first point where they differ.
+        another shape, symbols the question does not define (neither in the reference nor at the points), or
+        the first point where they differ.
 
     Examples
     --------
@@ -271,7 +272,10 @@ def equivalent(answer: Any, expected: Any, points: Iterable[Mapping[str, Any]],
         return False, f"the answer is a {type(answer).__name__}, not a SymPy expression"
     if len(answers) != len(references):
         return False, f"the answer has {len(answers)} entries; {len(references)} were asked for"
-    allowed = {s.name for r in references for s in r.free_symbols}
+    points = list(points)
+    # The question defines the symbols of its points, even those that cancel out of the reference
+    # (an unsimplified answer may still carry them).
+    allowed = {s.name for r in references for s in r.free_symbols} | {name for p in points for name in p}
     extra = sorted({s.name for a in answers for s in a.free_symbols} - allowed)
     if extra:
         return False, f"the answer uses {', '.join(extra)}, which the question does not define"

@@ -92,6 +92,16 @@ def test_equal_forms_pass_and_known_mistakes_fail_with_a_reason():
     assert not ok and "(entry 1)" in why
 
 
+def test_a_symbol_the_question_defines_may_cancel_out_of_the_answer():
+    # d/d sigma_2 of a two-component mixture, as sympy.diff leaves it: pi cancels, the reference has none.
+    x, pi, mu2, s2, r = sympy.symbols("x pi mu2 s2 r")
+    points = random_points({"x": (-5, 5), "pi": (0.1, 0.9), "mu2": (-3, 3), "s2": (0.5, 3), "r": (0.05, 0.95)})
+    answer = (r - 1) * (s2**2 * (pi - 1) - (mu2 - x) ** 2 * (pi - 1)) / (s2**3 * (pi - 1))
+    assert equivalent(answer, (1 - r) * ((x - mu2) ** 2 / s2**3 - 1 / s2), points) == (True, "")
+    ok, why = equivalent(answer + sympy.Symbol("n") - sympy.Symbol("n") * 2, (1 - r) * (x - mu2), points)
+    assert not ok and why == "the answer uses n, which the question does not define"
+
+
 def test_points_where_the_reference_is_undefined_are_skipped():
     x = sympy.Symbol("x")
     points = [{"x": "-1"}, {"x": "2"}, {"x": "3"}]
