@@ -186,10 +186,21 @@ def words(text: str) -> int:
     return len(text.split())
 
 
+def visible_length(text: str) -> int:
+    """Characters a reader sees once the math is typeset: a TeX command counts as one character, and
+    the dollars, braces, sub- and superscript marks count as none."""
+    return len(re.sub(r"[${}_^]", "", re.sub(r"\\[A-Za-z]+\s*", "x", text)))
+
+
 def longest_is_right(question: Question) -> bool:
-    """Whether the right option of a single-answer question is longer than every other one."""
+    """Whether the right option of a single-answer question stands out as the longest: more words than
+    every other, or at least as many characters as every other (as written, or as the page shows it)."""
     right, texts = single_answer(question), options(question)
-    return right is not None and all(words(texts[right]) > words(t) for k, t in texts.items() if k != right)
+    if right is None:
+        return False
+    others = [t for k, t in texts.items() if k != right]
+    return (all(words(texts[right]) > words(t) for t in others)
+            or any(all(size(texts[right]) >= size(t) for t in others) for size in (len, visible_length)))
 
 
 def option_spread(question: Question) -> float:
