@@ -75,11 +75,14 @@ def grade(folder: Path, autograders: Path) -> dict[str, dict]:
 
 @pytest.mark.slow
 def test_no_score_depends_on_a_skipped_cell(release, tmp_path):
-    """Per notebook, the solution, the blank and the first round of wrong answers (one to every
-    question), whole: the same scores and reasons with the marked cells skipped and with every cell
-    run. (``tools/exercises.py check`` compares every catalogued wrong answer so.)"""
-    assert skipping.differences(MASTERS, release / "student", release / "autograder", tmp_path,
-                                ("solution", "blank", "wrong-1")) == []
+    """1.1's solution, blank and first round of wrong answers (one to every question), whole: the
+    same scores and reasons with the marked cells skipped and with every cell run. Every cell of all
+    17 notebooks takes about twenty minutes on two cores, too long for every build: the static check
+    above covers every mark of every master, and ``tools/exercises.py check`` compares every
+    catalogued wrong answer of the notebooks it is given so."""
+    bayes = [m for m in MASTERS if m.stem == BAYES]
+    assert bayes and skipping.differences(bayes, release / "student", release / "autograder", tmp_path,
+                                          ("solution", "blank", "wrong-1")) == []
 
 
 def test_an_answer_that_uses_a_skipped_cells_variable_is_graded_with_every_cell(release, tmp_path):
