@@ -1,5 +1,6 @@
 # Generative Learning Algorithms: every command a reader, a student or an instructor needs.
-# Each target sets up the virtual environment first if it is missing or out of date.
+# Each target sets up the virtual environment first if it is missing or out of date, then runs a
+# command of the course's machinery, `python -m coursekit COMMAND` (`python -m coursekit --help`).
 #
 #   make book          set up, generate the student notebooks, execute them, build _build/html and,
 #                      where Chromium is installed, the PDF the website links to
@@ -37,12 +38,12 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml package.json package-l
 	touch $(STAMP)
 
 book: $(STAMP)
-	$(PY) tools/course.py book
-	$(PY) tools/pdf.py --if-chromium
+	$(PY) -m coursekit book
+	$(PY) -m coursekit pdf --if-chromium
 
 pdf: $(STAMP)
-	$(PY) tools/course.py book
-	$(PY) tools/pdf.py
+	$(PY) -m coursekit book
+	$(PY) -m coursekit pdf
 
 # -rs: say why a test skipped (the browser tests say how to install Chromium). One BLAS thread per
 # process: the suite already runs two test processes and the book build side by side, and BLAS
@@ -51,16 +52,16 @@ test: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(PY) -m pytest -rs
 
 assignments: $(STAMP)
-	$(PY) tools/course.py assign
+	$(PY) -m coursekit assign
 
 release: $(STAMP)
-	$(PY) tools/course.py release
+	$(PY) -m coursekit release
 
 lab: assignments
 	$(VENV)/bin/jupyter lab dist/student
 
 grade: $(STAMP)
-	$(PY) tools/course.py grade $(SUBMISSIONS) $(if $(filter 1 yes true,$(UNISOLATED)),--unisolated) \
+	$(PY) -m coursekit grade $(SUBMISSIONS) $(if $(filter 1 yes true,$(UNISOLATED)),--unisolated) \
 		$(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 bench: $(STAMP)

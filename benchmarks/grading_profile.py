@@ -2,11 +2,11 @@
 
 For each notebook (01.01 and 05.03 by default) an honest submission (the whole student notebook
 with the master's solutions, as ``grading_throughput.py`` makes it) is graded by
-``lecturekit.grader`` in this process, confined as ``make grade`` confines it, three times on one
+``coursekit.grading.grader`` in this process, confined as ``make grade`` confines it, three times on one
 pool of workers: cold (the zygote starts), warm with the marked lecture cells skipped, and warm with
 every cell run. The script prints, per run, the time spent in each part (exclusive: a part's time
 excludes the parts it calls) and, once, the fixed costs of a batch: starting Dask's local cluster
-and starting a grading process (``python -m lecturekit.grader --serve``'s imports)::
+and starting a grading process (``python -m coursekit.grading.grader --serve``'s imports)::
 
     python benchmarks/grading_profile.py                 # 01.01 and 05.03
     python benchmarks/grading_profile.py --notebooks 05.03
@@ -28,13 +28,14 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import course  # noqa: E402
 import grading_throughput  # noqa: E402
-import skipping  # noqa: E402
-from lecturekit import fanout, grader, sandbox  # noqa: E402
+from coursekit import skipping  # noqa: E402
+from coursekit.grading import fanout, grader, sandbox  # noqa: E402
+from coursekit.build.assign import assign_one  # noqa: E402
+from coursekit.notebooks import master_notebooks  # noqa: E402
+from coursekit.repository import ROOT  # noqa: E402
 
-IMPORTS = ("import time; start = time.monotonic(); import lecturekit.grader as g; "
+IMPORTS = ("import time; start = time.monotonic(); import coursekit.grading.grader as g; "
            "[__import__(m) for m in g._PRELOAD]; import otter.test_files.exception_test; "
            "print(time.monotonic() - start)")
 
@@ -91,7 +92,7 @@ def profile(master: Path, autograders: Path, student_dir: Path, folder: Path) ->
     timer.wrap(sandbox.Sandbox, "run", cell)
     timer.wrap(grader, "_grade_question", "checks")
     timer.wrap(grader, "grade_submission", "other")
-    protect = (folder, autograders, course.ROOT, course.ROOT.parent)
+    protect = (folder, autograders, ROOT, ROOT.parent)
     with sandbox.WorkerPool("required", protect) as pool:
         for run, assignment in (("cold", skipped), ("warm", skipped), ("warm, every cell", every)):
             timer.totals.clear()
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", nargs="+", default=["01.01", "05.03"], help="masters by number")
     args = parser.parse_args(argv)
-    masters = {m.stem[:5]: m for m in course.master_notebooks()}
+    masters = {m.stem[:5]: m for m in master_notebooks()}
     start = time.monotonic()
     with fanout.cluster(jobs=2):
         print(f"Dask's local cluster started (and stopped) in {time.monotonic() - start:.1f} s")
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="grading-profile-") as tmp:
         tmp = Path(tmp)
         for number in args.notebooks:
-            course.assign_one(masters[number], tmp / "dist", run_tests=False)
+            assign_one(masters[number], tmp / "dist", run_tests=False)
         for number in args.notebooks:
             profile(masters[number], tmp / "dist" / "autograder", tmp / "dist" / "student", tmp / number)
 

@@ -1,4 +1,4 @@
-"""Grading throughput: honest submissions per minute through ``make grade`` (``course.grade``).
+"""Grading throughput: honest submissions per minute through ``make grade`` (``coursekit.grading.gradebook.grade``).
 
 Each submission is the whole student notebook with every answer cell replaced by the master's
 solution, as a student who did everything hands it in (lecture cells included). ``--count`` copies
@@ -11,7 +11,7 @@ script prints the wall time and submissions per minute, per notebook::
     python benchmarks/grading_throughput.py --before 812fd7b     # and that commit's grader, in the same run
 
 With ``--every-cell`` each batch is also graded by this checkout's grader with skipping turned off
-(autograder zips that list no cell as skippable, ``tools/skipping.py``): every cell runs. With
+(autograder zips that list no cell as skippable, ``coursekit/skipping.py``): every cell runs. With
 ``--before REVISION`` it is also graded by the course as it was at that commit (its tree, exported
 with ``git archive``, running its own copy of this script with this environment: its notebooks,
 its grader, its pool). Each comparison runs just before this checkout's batch, and a table compares
@@ -37,10 +37,12 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import course  # noqa: E402
-import exercises  # noqa: E402
-import skipping  # noqa: E402
+from coursekit import exercises
+from coursekit import skipping
+from coursekit.build.assign import assign_one
+from coursekit.grading.gradebook import grade
+from coursekit.notebooks import master_notebooks
+from coursekit.repository import ROOT
 
 DEFAULT_COUNTS = {"01.01": 20, "05.03": 20}
 CLASS = 200
@@ -83,7 +85,7 @@ def throughput(master: Path, count: int, autograders: Path, student_dir: Path, f
         (folder / f"student-{k:03d}").mkdir(parents=True)
         nbformat.write(nb, folder / f"student-{k:03d}" / master.name)
     start = time.monotonic()
-    rows = course.grade(folder, folder / "scores.csv", autograders, jobs=jobs)
+    rows = grade(folder, folder / "scores.csv", autograders, jobs=jobs)
     seconds = time.monotonic() - start
     short = [r for r in rows if r.get("error") or float(r["total"]) != float(r.get("possible", -1))]
     if short:
@@ -98,7 +100,7 @@ def before(revision: str, number: str, count: int, jobs: int, tmp: Path) -> floa
     tree = tmp / f"before-{revision}"
     if not tree.exists():
         tree.mkdir()
-        archive = subprocess.run(["git", "-C", str(course.ROOT), "archive", revision], capture_output=True, check=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
     # Its lecturekit first on the path (the script's folder is benchmarks/, not the tree's root).
     done = subprocess.run([sys.executable, str(tree / "benchmarks" / "grading_throughput.py"), "--notebooks", number,
@@ -134,13 +136,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--every-cell", action="store_true",
                         help="also grade each batch with no lecture cell skipped, and compare")
     args = parser.parse_args(argv)
-    masters = {m.stem[:5]: m for m in course.master_notebooks()}
+    masters = {m.stem[:5]: m for m in master_notebooks()}
     results = []
     with tempfile.TemporaryDirectory(prefix="grading-throughput-") as tmp:
         tmp = Path(tmp)
         if args.autograders is None:
             for number in args.notebooks:
-                course.assign_one(masters[number], tmp / "dist", run_tests=False)
+                assign_one(masters[number], tmp / "dist", run_tests=False)
             autograders, student_dir = tmp / "dist" / "autograder", tmp / "dist" / "student"
         else:
             autograders, student_dir = args.autograders, args.autograders.parent / "student"

@@ -25,15 +25,17 @@ library call, finite differences, an optimiser, brute force), which must not ear
           def add_k_estimate(counts, k):
               ...
 
-``check`` grades, through the real autograder (``lecturekit.grader`` on the assignment's zip, as ``make
+``check`` grades, through the real autograder (``coursekit.grading.grader`` on the assignment's zip, as ``make
 grade`` does), the master's solutions, a blank submission and one submission per wrong answer, and
 says whether every solution scores full points, every blank zero and every wrong answer less than
 full; then the same submissions as whole notebooks, with the lecture cells marked
-``skip-when-grading`` skipped and with every cell run, which must score the same (tools/skipping.py). Submissions hold only the notebook's first code cell (its imports) and the answer cells, so
+``skip-when-grading`` skipped and with every cell run, which must score the same
+(:mod:`coursekit.skipping`). Submissions hold only the notebook's first code cell (its imports) and the answer cells, so
 that grading takes seconds: hidden tests may use nothing but the answer they check.
 
-Run ``python tools/exercises.py table`` for the course's questions by kind and prose length, and
-``python tools/exercises.py check notebooks/NAME.ipynb`` after writing or changing a question.
+Run ``python -m coursekit exercises table`` for the course's questions by kind and prose length,
+``python -m coursekit exercises rules`` for the rules of a fair grade that a question breaks, and
+``python -m coursekit exercises check notebooks/NAME.ipynb`` after writing or changing a question.
 """
 
 from __future__ import annotations
@@ -42,18 +44,18 @@ import argparse
 import copy
 import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import course  # noqa: E402
+from coursekit.grading.gradebook import grade
+from coursekit.notebooks import master_notebooks
+from coursekit.repository import MASTERS
 
 KINDS = ("implement", "derive", "conceptual")
-WRONG_ANSWERS = course.MASTERS / "wrong-answers"
+WRONG_ANSWERS = MASTERS / "wrong-answers"
 MIN_QUESTIONS = 4
 MIN_PROSE_WORDS = 3000
 
@@ -216,7 +218,7 @@ def bans(question: Question) -> list[str]:
 
 
 MAX_OPTION_SPREAD = 1.5  # longest over shortest option, in words
-SYMBOLIC_CHECK = "equivalent("  # what a symbolic derive question's hidden test calls (lecturekit.symbolic)
+SYMBOLIC_CHECK = "equivalent("  # what a symbolic derive question's hidden test calls (coursekit.symbolic)
 
 
 def violations(master: Path) -> list[str]:
@@ -359,7 +361,7 @@ def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, fo
         for variant, nb in subs.items():
             (folder / master.stem / variant).mkdir(parents=True, exist_ok=True)
             nbformat.write(nb, folder / master.stem / variant / master.name)
-    graded = course.grade(folder, folder / "scores.csv", autograders)
+    graded = grade(folder, folder / "scores.csv", autograders)
     by_path = {row["submission"]: row for row in graded}
     rows = []
     for stem, expect in plans.items():
@@ -409,47 +411,21 @@ def table(masters: list[Path]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    """``python -m coursekit exercises table|rules`` (``check`` grades, so it lives in :mod:`coursekit.cli`)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("table", help="questions by kind and prose words, per notebook")
     rules = commands.add_parser("rules", help="what the notebooks' questions break of the rules of a fair grade")
     rules.add_argument("notebooks", type=Path, nargs="*", help="default: every master")
-    check = commands.add_parser("check", help="grade solutions, blanks and wrong answers of notebooks")
-    check.add_argument("notebooks", type=Path, nargs="+")
     args = parser.parse_args(argv)
     if args.command == "table":
-        print(table(course.master_notebooks()))
+        print(table(master_notebooks()))
         return
-    if args.command == "rules":
-        masters = [path.resolve() for path in args.notebooks] or course.master_notebooks()
-        found = [v for master in masters for v in violations(master)]
-        print("\n".join(found) or "no rule broken")
-        longest, singles = longest_share(course.master_notebooks())
-        print(f"course: the right option is the longest in {longest} of {singles} single-answer questions "
-              "(at most 1 in 4)")
-        sys.exit(1 if found or 4 * longest > singles else 0)
-    import skipping  # tools/skipping.py (which imports this module)
-
-    masters = [path.resolve() for path in args.notebooks]
-    with tempfile.TemporaryDirectory(prefix="exercises-") as tmp:
-        dist = Path(tmp) / "dist"
-        for master in masters:  # otter assign on these notebooks only (it also runs their own tests)
-            course.assign_one(master, dist)
-        rows = grade_variants(masters, dist / "student", dist / "autograder", Path(tmp) / "submissions")
-        # The same variants as whole notebooks, with the lecture cells marked skip-when-grading skipped
-        # and with every cell run: the marks must change no score and no reason.
-        differ = skipping.differences(masters, dist / "student", dist / "autograder", Path(tmp) / "whole")
-    for row in rows:
-        flag = "ok " if row["ok"] else "BAD"
-        print(f"{flag} {row['notebook'][:5]} {row['variant']:9} {row['question']:4} {row['score']:g}/"
-              f"{row['possible']:g} (wanted {row['wanted']}) {row['mistake']} {row['error']}")
-    print(table(masters))
-    print("\n".join(f"BAD {line}" for line in differ) or "skipping the marked lecture cells changes no score")
-    bad = [r for r in rows if not r["ok"]]
-    print(f"{len(rows) - len(bad)} of {len(rows)} as wanted")
-    sys.exit(1 if bad or differ else 0)
-
-
-if __name__ == "__main__":
-    main()
+    masters = [path.resolve() for path in args.notebooks] or master_notebooks()
+    found = [v for master in masters for v in violations(master)]
+    print("\n".join(found) or "no rule broken")
+    longest, singles = longest_share(master_notebooks())
+    print(f"course: the right option is the longest in {longest} of {singles} single-answer questions "
+          "(at most 1 in 4)")
+    sys.exit(1 if found or 4 * longest > singles else 0)

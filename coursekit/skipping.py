@@ -2,23 +2,23 @@
 
 Most of the time a submission takes to grade is the notebook's own lecture: experiments, figures,
 tables (half a minute in 5.3), whose results no answer and no check uses. A master marks such a
-code cell with the tag ``skip-when-grading`` (``course.SKIP_TAG``); ``make assignments`` puts the
+code cell with the tag ``skip-when-grading`` (``coursekit.notebooks.SKIP_TAG``); ``make assignments`` puts the
 fingerprint of each into the autograder zip (``skippable.json``), and the grader
-(``lecturekit.grader``) does not run a submission's cell that is exactly one of them.
+(``coursekit.grading.grader``) does not run a submission's cell that is exactly one of them.
 
 A mark is a claim that this module checks before any notebook carries it (:func:`problems`, run by
-``tools/exercises.py rules`` and the tests): no name a marked cell binds is read by
+``python -m coursekit exercises rules`` and the tests): no name a marked cell binds is read by
 
 - a code cell that is not marked (which would fail without it),
 - any answer a question can get: the solution, the blank, every catalogued wrong answer,
 - a test, as one of the answer names it asks the worker for;
 
 and no marked cell changes the process in ways an answer could see (a random seed, the working
-folder, a module's attribute, warning filters, a written file). tests/test_skipping.py also grades
+folder, a module's attribute, warning filters, a written file). tests/coursekit/test_skipping.py also grades
 whole submissions with and without the marked cells and compares the scores.
 
-``python tools/skipping.py mark notebooks/NAME.ipynb`` tags every lecture cell that can be skipped
-under these rules (and takes the tag off any that cannot); ``python tools/skipping.py check`` lists
+``python -m coursekit skipping mark notebooks/NAME.ipynb`` tags every lecture cell that can be skipped
+under these rules (and takes the tag off any that cannot); ``python -m coursekit skipping check`` lists
 the broken claims of every master.
 """
 
@@ -35,10 +35,10 @@ from pathlib import Path
 
 import nbformat
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import course  # noqa: E402
-import exercises  # noqa: E402
-from lecturekit.grader import SKIPPABLE  # noqa: E402
+from coursekit import exercises
+from coursekit.grading.grader import SKIPPABLE
+from coursekit.grading.gradebook import grade
+from coursekit.notebooks import SKIP_TAG, master_notebooks
 
 COMPREHENSIONS = ("listcomp", "setcomp", "dictcomp", "genexpr")  # scopes that run where they stand
 # Calls that change the process for every later cell (unless inside a `with` block, which undoes them).
@@ -132,7 +132,7 @@ def lecture_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
 
 
 def marked(cell: nbformat.NotebookNode) -> bool:
-    return course.SKIP_TAG in cell.metadata.get("tags", [])
+    return SKIP_TAG in cell.metadata.get("tags", [])
 
 
 def readers(master: Path, nb: nbformat.NotebookNode) -> list[tuple[str, set[str]]]:
@@ -187,10 +187,10 @@ def mark(master: Path) -> int:
     lecture = lecture_cells(nb)
     for cell in lecture:
         if not marked(cell):
-            cell.metadata.setdefault("tags", []).append(course.SKIP_TAG)
+            cell.metadata.setdefault("tags", []).append(SKIP_TAG)
     while culprits := {id(cell): cell for cell, _ in broken(master, nb)}:  # until what stays marked stands alone
         for cell in culprits.values():
-            cell.metadata["tags"].remove(course.SKIP_TAG)
+            cell.metadata["tags"].remove(SKIP_TAG)
             if not cell.metadata["tags"]:
                 del cell.metadata["tags"]
     nbformat.write(nb, master)
@@ -238,7 +238,7 @@ def differences(masters: list[Path], student_dir: Path, autograders: Path, folde
                 nbformat.write(nb, submissions / master.stem / name / master.name)
     tables = []
     for zips, out in ((autograders, "skipped.csv"), (every_cell(autograders, folder / "every-cell"), "every-cell.csv")):
-        course.grade(submissions, folder / out, zips)
+        grade(submissions, folder / out, zips)
         with (folder / out).open() as handle:
             tables.append({row["submission"]: {k: v for k, v in row.items() if k != "seconds"}
                            for row in csv.DictReader(handle)})
@@ -252,8 +252,9 @@ def differences(masters: list[Path], student_dir: Path, autograders: Path, folde
     return found
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    """``python -m coursekit skipping check|mark``."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("check", help="the broken claims of every master's marked cells")
     mark_parser = commands.add_parser("mark", help="tag the lecture cells of masters that grading can skip")
@@ -261,9 +262,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.command == "mark":
         for path in args.notebooks:
-            print(f"{path.name}: {mark(path.resolve())} lecture cells marked {course.SKIP_TAG}")
+            print(f"{path.name}: {mark(path.resolve())} lecture cells marked {SKIP_TAG}")
         return
-    found = [p for master in course.master_notebooks() for p in problems(master)]
+    found = [p for master in master_notebooks() for p in problems(master)]
     print("\n".join(found) or "every marked cell can be skipped")
     sys.exit(1 if found else 0)
 

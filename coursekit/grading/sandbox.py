@@ -1,9 +1,9 @@
 """The grader's side of the worker that runs a student's code: start it, talk to it, limit it.
 
-The grader (:mod:`lecturekit.grader`) never runs a submission in its own process. A *zygote*
-(:mod:`lecturekit.worker`), started once per grading process and environment, imports IPython and
+The grader (:mod:`coursekit.grading.grader`) never runs a submission in its own process. A *zygote*
+(:mod:`coursekit.grading.worker`), started once per grading process and environment, imports IPython and
 the scientific stack and forks a fresh *worker* for each submission (and again after a fault).
-Confined (:mod:`lecturekit.isolation`), the zygote and its workers live in a bubblewrap sandbox
+Confined (:mod:`coursekit.grading.isolation`), the zygote and its workers live in a bubblewrap sandbox
 that shows them an allowlist of the machine; the zygote checks after every submission that nothing
 was left behind, and the sandbox is replaced when something was.
 
@@ -41,11 +41,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lecturekit import isolation
-from lecturekit.isolation import Environment
-from lecturekit.isolation import problem as isolation_problem
-from lecturekit.plain_data import decode, encode
-from lecturekit.worker import HEADER
+from coursekit.grading import isolation
+from coursekit.grading.isolation import Environment
+from coursekit.grading.isolation import problem as isolation_problem
+from coursekit.grading.plain_data import decode, encode
+from coursekit.grading.worker import HEADER
 
 __all__ = ["IsolationUnavailable", "Outcome", "Sandbox", "WorkerPool", "WorkerUnavailable", "Zygote"]
 
@@ -93,14 +93,14 @@ def _worker_environment(home: str) -> dict:
 
 
 class Zygote:
-    """A zygote process (see :mod:`lecturekit.worker`) for one environment, started on first use.
+    """A zygote process (see :mod:`coursekit.grading.worker`) for one environment, started on first use.
 
     Parameters
     ----------
     environment : Environment
         What its workers see and may import.
     isolated : bool
-        Run it in the bubblewrap sandbox (:mod:`lecturekit.isolation`); otherwise it is a plain
+        Run it in the bubblewrap sandbox (:mod:`coursekit.grading.isolation`); otherwise it is a plain
         child process in a temporary folder of its own, replaced after every submission.
     scratch : path
         A private folder of the grader's for the zygote's files.
@@ -125,7 +125,8 @@ class Zygote:
         else:
             cwd = Path(tempfile.mkdtemp(prefix="worker-", dir=self.scratch))
             if self.environment.support is not None:
-                shutil.copytree(self.environment.support, cwd, dirs_exist_ok=True)
+                shutil.copytree(self.environment.support, cwd, dirs_exist_ok=True,  # never the machinery
+                                ignore=lambda folder, names: [n for n in names if n in isolation.GRADER_PACKAGES])
             command = [sys.executable, str(isolation.HERE / "worker.py"), str(theirs.fileno()), *flags]
             home = str(cwd)
         self._log = tempfile.TemporaryFile(dir=self.scratch)
@@ -239,12 +240,12 @@ class WorkerPool:
     Parameters
     ----------
     isolation : {"required", "auto", "off"}
-        Confine the workers (:mod:`lecturekit.isolation`): ``"required"`` raises
+        Confine the workers (:mod:`coursekit.grading.isolation`): ``"required"`` raises
         :class:`IsolationUnavailable` where that is impossible, ``"auto"`` confines where possible
         (a grading image that gives each submission its own container), ``"off"`` never does.
     protect : iterable of path
         Folders a confined worker must not see; confining is refused if a folder the worker needs
-        would show one (see :func:`lecturekit.isolation.problem`).
+        would show one (see :func:`coursekit.grading.isolation.problem`).
     """
 
     def __init__(self, isolation: str = "required", protect=()):

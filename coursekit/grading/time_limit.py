@@ -11,7 +11,7 @@ It is named in each master notebook's assignment configuration::
 
     generate:
       plugins:
-        - lecturekit.grading.CellTimeLimit:
+        - coursekit.grading.time_limit.CellTimeLimit:
             seconds: 30
 
 This module is only imported by the grader; it needs ``otter-grader`` installed.

@@ -1,9 +1,9 @@
 """The grading worker: the process that runs a student's code, and the zygote that forks it.
 
 This file runs as a script, ``python worker.py CONTROL_FD``, never as part of the package: in the
-sandbox (:mod:`lecturekit.isolation`) it is bound read-only at ``/grader/worker.py`` beside
+sandbox (:mod:`coursekit.grading.isolation`) it is bound read-only at ``/grader/worker.py`` beside
 ``plain_data.py``, the only other module it needs, so that a worker runs even where ``lecturekit``
-is hidden from it (a question that bans the package).
+is hidden from it (a question that bans the package); ``coursekit`` is always hidden from it.
 
 **The zygote.** It imports IPython and the scientific stack once (:data:`PRELOAD`), then waits for
 requests from the grader on a Unix socket (``CONTROL_FD``): ``spawn`` forks a fresh worker with the
@@ -23,7 +23,7 @@ session (a login's Kerberos tickets, say) or of another worker's.
 **The worker.** It runs notebook cells in an IPython shell and answers three requests over its
 socket: run this cell, what is this name (a value, as plain data, or a function), and call this
 function with these arguments. Its messages are a big-endian 8-byte length and that many bytes of
-JSON. See :mod:`lecturekit.sandbox` for the grader's side.
+JSON. See :mod:`coursekit.grading.sandbox` for the grader's side.
 
 Derived for the grading pipeline described in the instructor guide; not part of the lecture.
 """
@@ -41,22 +41,21 @@ import struct
 import sys
 import time
 
-if __package__:  # imported as lecturekit.worker (documentation, tests)
-    from lecturekit.plain_data import decode, encode
+if __package__:  # imported as coursekit.grading.worker (documentation, tests)
+    from coursekit.grading.plain_data import decode, encode
 else:  # run as a script: plain_data.py is beside this file (/grader in the sandbox)
     from plain_data import decode, encode
 
 HEADER = struct.Struct("!Q")
 # Imported by the zygote, before any worker exists (and so never counted in a cell's time): the
 # scientific stack and what the notebooks' first cells import from it, then the course's own modules
-# (every lecturekit/*.py of the working folder but the grading machinery, GRADING).
+# (every lecturekit/*.py of the working folder).
 PRELOAD = ("numpy", "scipy", "scipy.stats", "scipy.optimize", "scipy.special", "scipy.sparse",
            "scipy.linalg", "matplotlib", "matplotlib.pyplot", "sympy", "pandas", "threadpoolctl", "tqdm.auto",
            *(f"sklearn.{name}" for name in ("base", "calibration", "cluster", "covariance", "datasets", "decomposition",
                                             "discriminant_analysis", "exceptions", "feature_extraction.text",
                                             "linear_model", "metrics", "mixture", "model_selection", "naive_bayes",
                                             "pipeline", "preprocessing")))
-GRADING = ("fanout", "grader", "grading", "isolation", "sandbox", "worker")
 # What a worker may write, and so what must look as it did when the zygote was ready.
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue")
 IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
@@ -165,7 +164,7 @@ def make_shell():
 def preload(banned: list[str]) -> None:
     """Import :data:`PRELOAD`, except what a question bans (which the sandbox hides anyway)."""
     course = sorted(f"lecturekit.{name[:-3]}" for name in (os.listdir("lecturekit") if os.path.isdir("lecturekit") else [])
-                    if name.endswith(".py") and not name.startswith("_") and name[:-3] not in GRADING)
+                    if name.endswith(".py") and not name.startswith("_"))
     for module in (*PRELOAD, *course):
         if any(module == b or module.startswith(b + ".") for b in banned):
             continue

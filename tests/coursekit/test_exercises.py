@@ -2,8 +2,8 @@
 of every kind, prose to the depth of a lecture, and hidden tests that reject typical mistakes.
 
 The rules are checked on the masters (fast); the grading of every solution, blank and typical
-wrong answer goes through the real autograder (``lecturekit.grader`` on the assignment's zip), like ``make
-grade`` (tools/exercises.py).
+wrong answer goes through the real autograder (``coursekit.grading.grader`` on the assignment's zip), like ``make
+grade`` (coursekit/exercises.py).
 """
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from collections import defaultdict
 import nbformat
 import pytest
 
-from conftest import ROOT, course
+from conftest import ROOT
+from coursekit import exercises
+from coursekit.build.assign import question_rules
+from coursekit.notebooks import is_assignment, master_notebooks
 
-import exercises  # tools/exercises.py (conftest puts tools/ on the path)
-
-MASTERS = course.master_notebooks()
+MASTERS = master_notebooks()
 NB = {master: nbformat.read(master, as_version=4) for master in MASTERS}
 
 
@@ -29,7 +30,7 @@ def name(master) -> str:
 @pytest.mark.parametrize("master", MASTERS, ids=name)
 def test_every_notebook_is_an_assignment_with_enough_questions(master):
     nb = NB[master]
-    assert course.is_assignment(nb), f"{master.name} is not an otter assignment (no ASSIGNMENT CONFIG cell)"
+    assert is_assignment(nb), f"{master.name} is not an otter assignment (no ASSIGNMENT CONFIG cell)"
     questions = exercises.questions(nb)
     assert len(questions) >= exercises.MIN_QUESTIONS, f"{master.name}: {len(questions)} questions"
     assert len({q.name for q in questions}) == len(questions), "question names repeat"
@@ -137,7 +138,7 @@ def test_solutions_score_full_blanks_zero_and_typical_mistakes_less(graded, mast
 
 def test_wrong_answers_live_beside_the_masters_only():
     files = sorted(p.stem for p in exercises.WRONG_ANSWERS.glob("*.yml"))
-    assert files == sorted(m.stem for m in MASTERS if course.is_assignment(NB[m])), files
+    assert files == sorted(m.stem for m in MASTERS if is_assignment(NB[m])), files
     assert exercises.WRONG_ANSWERS.parent == ROOT / "notebooks"
 
 
@@ -161,10 +162,10 @@ def test_every_autograder_zip_carries_the_bans_of_its_questions(release):
 
     banned = 0
     for master in MASTERS:
-        if not course.is_assignment(NB[master]):
+        if not is_assignment(NB[master]):
             continue
         with zipfile.ZipFile(release / "autograder" / f"{master.stem}-autograder.zip") as zipped:
             shipped = json.loads(zipped.read("questions.json"))
-        assert shipped == course.question_rules(NB[master]), master.stem
+        assert shipped == question_rules(NB[master]), master.stem
         banned += sum(bool(rule.get("forbids")) for rule in shipped.values())
     assert banned >= 10, "the masters' bans no longer reach the grader"

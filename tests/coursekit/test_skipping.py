@@ -1,4 +1,4 @@
-"""Skipping the lecture when grading changes no score (tools/skipping.py, lecturekit.grader).
+"""Skipping the lecture when grading changes no score (coursekit.skipping, coursekit.grading.grader).
 
 A master marks the lecture cells whose results no answer or check uses (``skip-when-grading``);
 the autograder zip lists their fingerprints and the grader does not run a submission's cell that is
@@ -19,11 +19,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import assignment_masters, course
-
-import exercises  # tools/exercises.py
-import skipping  # tools/skipping.py
-from lecturekit.grader import SKIPPABLE, fingerprint
+from conftest import assignment_masters
+from coursekit import exercises, skipping
+from coursekit.grading.grader import SKIPPABLE, fingerprint
+from coursekit.grading import gradebook
+from coursekit.notebooks import SKIP_TAG
+from coursekit.repository import MASTERS as MASTERS_FOLDER
 
 MASTERS = assignment_masters()
 BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
@@ -35,7 +36,7 @@ def test_every_marked_cell_can_be_skipped(master):
 
 
 def test_mark_leaves_what_an_answer_reads_or_what_changes_the_process(tmp_path, monkeypatch):
-    master = course.MASTERS / f"{BAYES}.ipynb"
+    master = MASTERS_FOLDER / f"{BAYES}.ipynb"
     nb = nbformat.read(master, as_version=4)
     lecture = skipping.lecture_cells(nb)
     lecture[0].source = "rate = 0.25\n"  # read by an answer below
@@ -62,13 +63,13 @@ def test_the_zip_lists_the_marked_cells_and_the_student_notebook_carries_no_mark
             listed = set(json.loads(archive.read(SKIPPABLE))["cells"])
         assert listed == marked, master.name
         student = nbformat.read(release / "student" / master.name, as_version=4)
-        assert not any(course.SKIP_TAG in c.metadata.get("tags", []) for c in student.cells), master.name
+        assert not any(SKIP_TAG in c.metadata.get("tags", []) for c in student.cells), master.name
         sources = {fingerprint(c.source) for c in student.cells if c.cell_type == "code"}
         assert listed <= sources, f"{master.name}: a marked cell is not in the student notebook as it is"
 
 
 def grade(folder: Path, autograders: Path) -> dict[str, dict]:
-    course.grade(folder, folder / "scores.csv", autograders, jobs=2)
+    gradebook.grade(folder, folder / "scores.csv", autograders, jobs=2)
     with (folder / "scores.csv").open() as handle:
         return {row["submission"]: {k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(handle)}
 
@@ -78,7 +79,7 @@ def test_no_score_depends_on_a_skipped_cell(release, tmp_path):
     """1.1's solution, blank and first round of wrong answers (one to every question), whole: the
     same scores and reasons with the marked cells skipped and with every cell run. Every cell of all
     17 notebooks takes about twenty minutes on two cores, too long for every build: the static check
-    above covers every mark of every master, and ``tools/exercises.py check`` compares every
+    above covers every mark of every master, and ``python -m coursekit exercises check`` compares every
     catalogued wrong answer of the notebooks it is given so."""
     bayes = [m for m in MASTERS if m.stem == BAYES]
     assert bayes and skipping.differences(bayes, release / "student", release / "autograder", tmp_path,
@@ -87,7 +88,7 @@ def test_no_score_depends_on_a_skipped_cell(release, tmp_path):
 
 def test_an_answer_that_uses_a_skipped_cells_variable_is_graded_with_every_cell(release, tmp_path):
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
-    master = course.MASTERS / f"{BAYES}.ipynb"
+    master = MASTERS_FOLDER / f"{BAYES}.ipynb"
     solutions = dict(enumerate(q.solution for q in exercises.questions(nbformat.read(master, as_version=4))))
     lecture = next(c for c in student.cells if c.cell_type == "code" and "prevalence, sensitivity, specificity ="
                    in c.source)
@@ -134,8 +135,8 @@ def test_an_edited_lecture_cell_runs_and_cannot_raise_a_score(release, tmp_path)
     next(c for c in nb.cells if c.source == marked[1].source).source = PATCH + marked[1].source
     next(c for c in nb.cells if c.source == marked[2].source).source += "\nq6 = {'b', 'd', 'f'}\nq5 = 0.0154\n"
     for cell in exercises.answer_cells(nb):
-        cell.metadata["tags"] = ["otter_answer_cell", course.SKIP_TAG]
-    nb.metadata[course.SKIP_TAG] = [fingerprint(c.source) for c in exercises.answer_cells(nb)]
+        cell.metadata["tags"] = ["otter_answer_cell", SKIP_TAG]
+    nb.metadata[SKIP_TAG] = [fingerprint(c.source) for c in exercises.answer_cells(nb)]
     cases["patches-and-tags"] = nb
     for name, nb in cases.items():
         (tmp_path / "subs" / name).mkdir(parents=True)

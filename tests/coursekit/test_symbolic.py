@@ -8,8 +8,8 @@ import sympy
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from lecturekit import plain_data
-from lecturekit.symbolic import SymbolicAnswerError, equivalent, parse, random_points, to_data
+from coursekit.grading import plain_data
+from coursekit.symbolic import SymbolicAnswerError, equivalent, parse, random_points, to_data
 
 a, b, N = sympy.symbols("a b N", positive=True)
 POINTS = random_points({"a": (1, 5), "b": (1, 5), "N": (2, 20)})

@@ -1,9 +1,9 @@
-"""Tests of lecturekit.datasets, of the repairs in tools/fetch_data.py (chapters 3 and 5) and of
-the Brown corpus's tag mapping in tools/fetch_brown.py (chapter 6).
+"""Tests of lecturekit.datasets, of the repairs in coursekit/data/wheels.py (chapters 3 and 5) and of
+the Brown corpus's tag mapping in coursekit/data/brown.py (chapter 6).
 
 Nothing here downloads: the committed files are checked against the checksums in data/README.md,
 and the repair is checked on a small hand-made copy of the damage. Rebuilding the files from the
-registry is ``python tools/fetch_data.py --check`` (and ``python tools/fetch_brown.py --check``),
+registry is ``python -m coursekit fetch-data --check`` (and ``python -m coursekit fetch-brown --check``),
 a script rather than a test.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import fetch_brown  # tools/fetch_brown.py
-import fetch_data  # tools/fetch_data.py; tests/conftest.py puts tools/ on sys.path
+from coursekit.data import brown as fetch_brown
+from coursekit.data import wheels as fetch_data
 from lecturekit import datasets
 from lecturekit.datasets import (
     DATA_DIR, OLD_FAITHFUL_COLUMNS, load_20newsgroups, load_old_faithful, load_sms_spam,

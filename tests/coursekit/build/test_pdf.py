@@ -1,4 +1,4 @@
-"""The whole course as one PDF (``make pdf``, tools/pdf.py), printed from the book the suite builds.
+"""The whole course as one PDF (``make pdf``, coursekit/build/pdf.py), printed from the book the suite builds.
 
 The single-page build reuses the website's execution cache and Sphinx environment, so no notebook runs
 again; Chromium prints it as ``make pdf`` does. The PDF must hold every page of ``_toc.yml`` in order,
@@ -56,7 +56,7 @@ def page_title(file: str) -> str:
 
 @pytest.fixture(scope="module")
 def course_pdf(chromium, built_book, tmp_path_factory):  # noqa: F811  (chromium is the fixture)
-    import pdf  # tools/pdf.py
+    from coursekit.build import pdf
 
     out = tmp_path_factory.mktemp("pdf") / pdf.PDF_NAME
     started = time.perf_counter()
@@ -127,7 +127,7 @@ def test_every_figure_is_in_the_pdf(document, course_pdf):
 
 
 def test_a_bookmark_written_twice_is_written_once_and_nothing_moves(tmp_path):
-    import pdf  # tools/pdf.py
+    from coursekit.build import pdf
 
     original = (b"1 0 obj\n<</Title (SummarySummary)\n/Parent 2 0 R>>\nendobj\n"
                 b"3 0 obj\n<</Title <FEFF004100A000420041 00A00042>/Parent 2 0 R>>\nendobj\n"
@@ -155,8 +155,8 @@ def test_a_bookmark_written_twice_is_written_once_and_nothing_moves(tmp_path):
 
 
 def test_make_book_without_chromium_says_so_and_builds_the_website_alone(monkeypatch, capsys):
-    # `make book` runs `tools/pdf.py --if-chromium`: without Chromium it warns and prints nothing.
-    import pdf  # tools/pdf.py
+    # `make book` runs `python -m coursekit pdf --if-chromium`: without Chromium it warns and prints nothing.
+    from coursekit.build import pdf
 
     monkeypatch.setattr(pdf, "chromium_executable", lambda: None)
     monkeypatch.setattr(pdf, "build_pdf", lambda *args: pytest.fail("printed without Chromium"))

@@ -1,4 +1,4 @@
-"""make grade on a cluster of machines: Dask's own scheduler and workers (lecturekit.fanout).
+"""make grade on a cluster of machines: Dask's own scheduler and workers (coursekit.grading.fanout).
 
 A real scheduler and two worker processes are started on this machine with Dask's command-line
 tools (``dask scheduler``, ``dask worker``, on 127.0.0.1), as an instructor or dask-jobqueue starts
@@ -22,10 +22,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import course
-
-import exercises  # tools/exercises.py
-import gradebook  # tools/gradebook.py
+from coursekit import exercises
+from coursekit.grading import gradebook
+from coursekit.repository import MASTERS
 
 NOTEBOOKS = {"01.01-Bayes-Rule-and-Maximum-Likelihood": ("solution", "blank", "wrong-1", "wrong-2"),
              "05.03-Naive-Bayes-with-Missing-Labels": ("solution", "wrong-1")}
@@ -37,7 +36,7 @@ def batch(release, tmp_path_factory) -> Path:
     """Whole submissions, lecture cells and all: right, blank and wrong, to two assignments."""
     folder = tmp_path_factory.mktemp("batch")
     for stem, names in NOTEBOOKS.items():
-        master = course.MASTERS / f"{stem}.ipynb"
+        master = MASTERS / f"{stem}.ipynb"
         subs, _ = exercises.variants(master, nbformat.read(release / "student" / master.name, as_version=4), whole=True)
         for name in names:
             (folder / stem[:5] / name).mkdir(parents=True)

@@ -1,7 +1,7 @@
-"""Grading holds against hostile and broken submissions (lecturekit.grader, lecturekit.sandbox).
+"""Grading holds against hostile and broken submissions (coursekit.grading.grader, coursekit.grading.sandbox).
 
 A battery of submissions to the short assignment 1.1 is graded through the real pipeline
-(``course.grade``, as ``make grade`` runs it): the honest solution, a blank, wrong answers,
+(``coursekit.grading.gradebook.grade``, as ``make grade`` runs it): the honest solution, a blank, wrong answers,
 attacks on the checker (monkeypatching NumPy, ``math`` and builtins, rigged ``__eq__``, writing
 to disk, reading the hidden tests), attacks that look for the solutions anywhere on the machine
 (the repository's history, another section's graded notebooks in the temporary folder, the home
@@ -26,13 +26,14 @@ import nbformat
 import numpy as np
 import pytest
 
-from conftest import ROOT, course
-
-import exercises  # tools/exercises.py
-import gradebook  # tools/gradebook.py
-from lecturekit import isolation
-from lecturekit.plain_data import Unrepresentable, decode, encode
-from lecturekit.sandbox import MAX_CHECK_BYTES, MAX_MESSAGE
+from conftest import ROOT
+from coursekit import exercises
+from coursekit.build.assign import SETUP_BUBBLEWRAP
+from coursekit.grading import gradebook, isolation
+from coursekit.grading.gradebook import grade
+from coursekit.grading.plain_data import Unrepresentable, decode, encode
+from coursekit.grading.sandbox import MAX_CHECK_BYTES, MAX_MESSAGE
+from coursekit.repository import MASTERS
 
 BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
 FULL = {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3}
@@ -196,7 +197,7 @@ def other_sections(release, tmp_path_factory):
             folder.mkdir(parents=True, exist_ok=True)
             nbformat.write(graded, folder / f"{BAYES}.ipynb")
         cache.mkdir(parents=True, exist_ok=True)
-        shutil.copy(course.MASTERS / f"{BAYES}.ipynb", cache / f"{BAYES}.ipynb")
+        shutil.copy(MASTERS / f"{BAYES}.ipynb", cache / f"{BAYES}.ipynb")
         yield folders
     finally:
         for folder in [*folders[1:], cache]:
@@ -204,7 +205,7 @@ def other_sections(release, tmp_path_factory):
 
 
 def solutions() -> dict[int, str]:
-    master = course.MASTERS / f"{BAYES}.ipynb"
+    master = MASTERS / f"{BAYES}.ipynb"
     return dict(enumerate(q.solution for q in exercises.questions(nbformat.read(master, as_version=4))))
 
 
@@ -213,7 +214,7 @@ def battery(release, other_sections, tmp_path_factory):
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
     good = solutions()
     zip_path = release / "autograder" / f"{BAYES}-autograder.zip"
-    master = course.MASTERS / f"{BAYES}.ipynb"
+    master = MASTERS / f"{BAYES}.ipynb"
     snoop = (f"import zipfile\ntry:\n    text = zipfile.ZipFile({str(zip_path)!r}).read('tests/q6.py').decode()\n"
              "except Exception:\n    text = ''\ntry:\n"
              f"    text += open({str(master)!r}).read()\nexcept Exception:\n    pass\n"
@@ -256,7 +257,7 @@ def battery(release, other_sections, tmp_path_factory):
     (folder / "no-cells" / f"{BAYES}.ipynb").write_text(json.dumps(
         {"metadata": {"otter": {"assignment_name": BAYES}}, "nbformat": 4}))
     start = time.monotonic()
-    course.grade(folder, folder / "scores.csv", release / "autograder", cell_seconds=CELL_SECONDS)
+    grade(folder, folder / "scores.csv", release / "autograder", cell_seconds=CELL_SECONDS)
     seconds = time.monotonic() - start
     with (folder / "scores.csv").open() as handle:
         table = {row["submission"].split("/")[0]: row for row in csv.DictReader(handle)}
@@ -392,7 +393,7 @@ def test_a_forged_reply_costs_the_grader_a_bounded_amount_and_classmates_nothing
     for name in ("forges-40-MB", "forges-under-the-limit"):
         assert scores(rows[name]) == {**FULL, "q1": 0}, rows[name]
         assert "sent the grader more than it reads" in rows[name]["q1 reason"], rows[name]["q1 reason"]
-    # Documented in lecturekit.sandbox: a submission costs the grader at most about
+    # Documented in coursekit.grading.sandbox: a submission costs the grader at most about
     # MAX_CHECK_BYTES + 3 MAX_MESSAGE above what it holds anyway.
     bound = MAX_CHECK_BYTES + 3 * MAX_MESSAGE
     assert peak - baseline < bound, f"the grader's peak rose by {(peak - baseline) / 2**20:.0f} MiB"
@@ -406,7 +407,7 @@ def test_a_question_that_forbids_a_module_is_graded_where_it_cannot_be_imported(
     # the notebook's first code cell (statement by statement, so its lecturekit import fails alone).
     from dataclasses import replace
 
-    from lecturekit.grader import Assignment, grade_submission
+    from coursekit.grading.grader import Assignment, grade_submission
 
     assignment = replace(Assignment.load(release / "autograder" / f"{BAYES}-autograder.zip"),
                          rules={"q1": {"forbids": ["lecturekit"]}})
@@ -497,8 +498,8 @@ def test_the_zips_run_autograder_grades_with_this_grader_as_a_grading_image_woul
     answers = {**solutions(), 0: PATCH + WRONG[0]}  # all right but q1, which also patches NumPy
     nbformat.write(exercises.grading_copy(student, answers), root / "submission" / f"{BAYES}.ipynb")
     script = root / "source" / "run_autograder"
-    assert "lecturekit.grader" in script.read_text() and "--isolation auto" in script.read_text()
-    assert course.SETUP_BUBBLEWRAP in (root / "source" / "setup.sh").read_text()  # the image gets bubblewrap
+    assert "coursekit.grading.grader" in script.read_text() and "--isolation auto" in script.read_text()
+    assert SETUP_BUBBLEWRAP in (root / "source" / "setup.sh").read_text()  # the image gets bubblewrap
     subprocess.run(["bash", str(script)], check=True, timeout=300,
                    env={"PATH": "/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable})
     results = json.loads((root / "results" / "results.json").read_text())

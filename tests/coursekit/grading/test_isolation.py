@@ -1,4 +1,4 @@
-"""The confined grading worker sees an allowlist of the machine (lecturekit.isolation, lecturekit.worker).
+"""The confined grading worker sees an allowlist of the machine (coursekit.grading.isolation, coursekit.grading.worker).
 
 These tests start workers as the grader does (a zygote in a bubblewrap sandbox, a worker forked per
 submission) and look at the machine from inside one: what its file system holds, which processes
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from lecturekit import isolation, worker
-from lecturekit.isolation import Environment
-from lecturekit.sandbox import IsolationUnavailable, Sandbox, WorkerPool
+from coursekit.grading import isolation, worker
+from coursekit.grading.isolation import Environment
+from coursekit.grading.sandbox import IsolationUnavailable, Sandbox, WorkerPool
 
 PROBE = f"""
 import os, socket, sys
@@ -43,16 +43,17 @@ try:
 except OSError:
     network = False
 capabilities = [line.split()[1] for line in open('/proc/self/status') if line.startswith('CapEff')][0]
-from lecturekit.worker import keyctl  # the support files' copy of the worker's helper
+sys.path.insert(0, '/grader')  # the worker's own files, read-only
+from worker import keyctl
 session_keyring = keyctl(0, -3, 0)
 """
 
 
 @pytest.fixture(scope="module")
 def support(tmp_path_factory) -> Path:
-    """A support folder as the autograder zip's files/ holds it: lecturekit/ and data/."""
+    """A support folder as the autograder zip's files/ holds it: lecturekit/, coursekit/ and data/."""
     folder = tmp_path_factory.mktemp("support")
-    for name in ("lecturekit", "data"):
+    for name in ("lecturekit", "coursekit", "data"):
         (folder / name).symlink_to(ROOT / name)
     return folder
 
@@ -122,6 +123,20 @@ def test_a_question_environment_can_ban_a_module(pool, support, banned, fails, w
         unbanned.close()
 
 
+@pytest.mark.parametrize("banned", [(), ("lecturekit",)])
+def test_no_answer_can_import_the_grading_machinery(pool, support, banned):
+    """coursekit travels in the zip for the grader, but a worker never sees it, banned or not."""
+    sandbox = Sandbox(pool.zygote(Environment(support, banned)))
+    try:
+        sandbox.start()
+        for attempt in ("import coursekit", "from coursekit.grading import grader", "import coursekit.symbolic"):
+            refused = sandbox.run(attempt, 30)
+            assert (refused.status, refused.detail) == ("error", "ModuleNotFoundError"), (attempt, refused)
+        assert sandbox.run("import os\nassert not os.path.exists('coursekit')", 30).status == "ok"
+    finally:
+        sandbox.close()
+
+
 def test_a_submission_leaves_nothing_for_the_next(pool, support):
     zygote = pool.zygote(Environment(support))
     first = Sandbox(zygote)
@@ -153,7 +168,7 @@ def test_a_key_left_in_the_users_keyring_is_not_kept(pool, support):
     sandbox = Sandbox(zygote)
     sandbox.start()
     kept = zygote.process.pid
-    link = "from lecturekit.worker import keyctl\nassert keyctl(8, keyctl(0, -3, 1), -4) == 0"  # session keyring into user's
+    link = "import sys\nsys.path.insert(0, '/grader')\nfrom worker import keyctl\nassert keyctl(8, keyctl(0, -3, 1), -4) == 0"  # session keyring into user's
     assert sandbox.run(link, 30).status == "ok"
     sandbox.close()
     assert zygote.process is None, "the sandbox was kept"

@@ -1,4 +1,5 @@
-"""Tests of lecturekit.mixture.gaussian and lecturekit.mixture.steps (chapter 5: Gaussian mixtures and the EM algorithm)."""
+"""Tests of lecturekit.mixture.gaussian and lecturekit.mixture.steps (chapter 5: Gaussian mixtures and the EM algorithm),
+and through the Gaussian mixture of the EM loop, lecturekit.mixture.loop (its verbose output and parameter checks)."""
 
 import re
 import warnings

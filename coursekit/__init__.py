@@ -1,0 +1,33 @@
+"""coursekit: the machinery that builds, releases and grades the course *Generative Learning Algorithms*.
+
+What the chapters teach lives in :mod:`lecturekit`; nothing here is taught, and no chapter imports it
+but for the checks of symbolic answers (:mod:`coursekit.symbolic`). One command line drives it all,
+``python -m coursekit COMMAND ...`` (:mod:`coursekit.cli`), which the Makefile wraps.
+
+====================================  ===================================================================
+Module                                What it does
+====================================  ===================================================================
+:mod:`coursekit.repository`           where the course's parts are; logging and running the tools
+:mod:`coursekit.notebooks`            the master notebooks, their markup and their hygiene (``clean``)
+:mod:`coursekit.symbolic`             symbolic answers: parsed safely, checked for equivalence
+:mod:`coursekit.grading`              grading (subpackage): the grader and its confined worker
+                                      (``grader``, ``sandbox``, ``worker``, ``isolation``,
+                                      ``plain_data``), otter's per-cell time limit (``time_limit``),
+                                      a folder graded on Dask (``fanout``, ``gradebook``)
+:mod:`coursekit.build`                building (subpackage): ``assign`` (student notebooks, autograder
+                                      zips), ``book`` (the website), ``pdf``, ``release`` (the student
+                                      repository)
+:mod:`coursekit.exercises`            the graded questions: kinds, wrong answers, rules of a fair grade
+:mod:`coursekit.skipping`             lecture cells grading may skip, and why no score depends on them
+:mod:`coursekit.data`                 rebuilding ``data/`` from pinned packages (subpackage): ``wheels``
+                                      (PyPI), ``brown`` (npm); standard library only
+:mod:`coursekit.cli`                  the command line: one command per module's ``main``
+====================================  ===================================================================
+
+Layers point down: ``repository``, ``symbolic`` and ``data`` at the bottom; ``notebooks`` and
+``grading`` on them; ``build`` on grading's grader (the fingerprints of skippable cells);
+``exercises`` on grading; ``skipping`` on exercises; ``cli`` on everything. Of all this the
+autograder zip carries ``repository``, ``symbolic`` and ``grading`` (what the grader runs), the
+student repository ``symbolic`` alone (what the public checks import), and a grading worker none of
+it (:data:`coursekit.grading.isolation.GRADER_PACKAGES`): an answer cannot import the grader.
+"""

