@@ -35,6 +35,12 @@ def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0, *, empt
     return X, y
 
 
+def bad_inputs(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` with every entry lowered by one (so some are negative), and ``X`` with one entry NaN: the
+    bad inputs whose error messages every model's tests check."""
+    return X - 1, np.where(np.arange(X.size).reshape(X.shape) == 7, np.nan, X)
+
+
 FORMATS = {"dense": np.asarray, "csr": sp.csr_matrix, "csc": sp.csc_matrix, "csr_array": sp.csr_array}
 SCIPY_FORMATS = {key: FORMATS[key] for key in ("dense", "csr", "csc")}  # without the sparse array
 X_COUNTS, Y_COUNTS = counts()

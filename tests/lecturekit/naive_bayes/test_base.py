@@ -18,7 +18,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from .nb_data import FORMATS as ALL_FORMATS
-from .nb_data import IRIS_X, IRIS_Y, MODELS, X_COUNTS, X_TEST, Y_COUNTS, NoDensify
+from .nb_data import IRIS_X, IRIS_Y, MODELS, X_COUNTS, X_TEST, Y_COUNTS, NoDensify, bad_inputs
 from .nb_data import counts as documents
 from scipy.special import softmax
 from sklearn import naive_bayes as reference
@@ -308,8 +308,7 @@ def test_sparse_input_is_never_densified():
 FITTED_M = MultinomialNB().fit(X_COUNTS, Y_COUNTS)
 FITTED_B = BernoulliNB().fit(X_COUNTS, Y_COUNTS)
 FITTED_G = GaussianNB().fit(*load_iris(return_X_y=True))
-NEGATIVE = X_COUNTS - 1
-WITH_NAN = np.where(np.arange(X_COUNTS.size).reshape(X_COUNTS.shape) == 7, np.nan, X_COUNTS)
+NEGATIVE, WITH_NAN = bad_inputs(X_COUNTS)
 
 
 @pytest.mark.parametrize(

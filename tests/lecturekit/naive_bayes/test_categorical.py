@@ -20,6 +20,7 @@ from lecturekit.naive_bayes import CategoricalNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
 
 from .nb_agreement import assert_keeps_column_names, clear_winner
+from .nb_data import bad_inputs
 
 SIZES = (2, 5, 3, 7)  # categories of each feature
 
@@ -304,8 +305,7 @@ def test_sparse_input_is_refused_as_scikit_learn_does():
 
 FITTED = CategoricalNB().fit(X_CAT, Y_CAT)
 HALVES = X_CAT + 0.5
-NEGATIVE = X_CAT - 1
-WITH_NAN = np.where(np.arange(X_CAT.size).reshape(X_CAT.shape) == 7, np.nan, X_CAT)
+NEGATIVE, WITH_NAN = bad_inputs(X_CAT)
 BEYOND = np.array([[1, 4, 2, 9]])  # feature 3 has 7 categories
 
 

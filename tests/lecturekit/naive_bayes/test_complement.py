@@ -21,7 +21,7 @@ from lecturekit.naive_bayes import MultinomialNB
 
 from .nb_agreement import assert_keeps_column_names, clear_winner
 from . import nb_data
-from .nb_data import FORMATS, NoDensify
+from .nb_data import FORMATS, NoDensify, bad_inputs
 
 
 def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0, skew: bool = False):
@@ -313,8 +313,7 @@ def test_sparse_input_is_never_densified():
 # --------------------------------------------------------------------------- bad input
 
 FITTED = ComplementNB().fit(X_COUNTS, Y_COUNTS)
-NEGATIVE = X_COUNTS - 1
-WITH_NAN = np.where(np.arange(X_COUNTS.size).reshape(X_COUNTS.shape) == 7, np.nan, X_COUNTS)
+NEGATIVE, WITH_NAN = bad_inputs(X_COUNTS)
 
 
 @pytest.mark.parametrize(
