@@ -318,12 +318,25 @@ class Expectation:
     feedback: str = ""  # words the grader's reason must contain: the public check naming the mistake
 
 
-def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False) -> tuple[
+def sample(entries: list[dict]) -> list[dict]:
+    """A question's first catalogued mistake and its first shortcut, in catalogue order.
+
+    What ``make test`` grades of the catalogue: every question's most typical mistake and, where
+    it has one, a forbidden or shortcut answer; ``exercises check`` grades every entry.
+    """
+    first_mistake = next((e for e in entries if not e.get("shortcut")), None)
+    first_shortcut = next((e for e in entries if e.get("shortcut")), None)
+    return [e for e in entries if e is first_mistake or e is first_shortcut]
+
+
+def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False, sampled: bool = False) -> tuple[
         dict[str, nbformat.NotebookNode], list[Expectation]]:
     """Submissions to grade for one notebook, and what each question should score in each.
 
     Each holds the notebook's imports and answer cells (:func:`grading_copy`) or, with ``whole``,
-    the whole notebook (:func:`whole_copy`).
+    the whole notebook (:func:`whole_copy`). The ``k``-th wrong submission gives every question its
+    ``k``-th catalogued wrong answer (the solution where it has fewer); with ``sampled``, only the
+    entries :func:`sample` picks.
     """
     copy_with = whole_copy if whole else grading_copy
     qs = questions(nbformat.read(master, as_version=4))
@@ -332,6 +345,8 @@ def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False) 
         raise SystemExit(f"{master.name}: {len(qs)} questions but {len(cells)} answer cells; "
                          "give each question exactly one answer cell")
     wrong = wrong_answers(master)
+    if sampled:
+        wrong = {name: sample(entries) for name, entries in wrong.items()}
     solutions = {i: q.solution for i, q in enumerate(qs)}
     subs = {"solution": copy_with(student, solutions), "blank": copy_with(student, {})}
     expect = [Expectation(v, q.name, w) for v, w in (("solution", "full"), ("blank", "zero")) for q in qs]
@@ -350,12 +365,16 @@ def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False) 
     return subs, expect
 
 
-def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, folder: Path) -> list[dict]:
-    """Grade every variant of every notebook in one batch; one row per (notebook, variant, question)."""
+def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, folder: Path,
+                   sampled: bool = False) -> list[dict]:
+    """Grade every variant of every notebook in one batch; one row per (notebook, variant, question).
+
+    With ``sampled``, of the catalogue only what :func:`sample` picks.
+    """
     possible, plans = {}, {}
     for master in masters:
         student = nbformat.read(student_dir / master.name, as_version=4)
-        subs, expect = variants(master, student)
+        subs, expect = variants(master, student, sampled=sampled)
         plans[master.stem] = expect
         possible[master.stem] = {q.name: q.points for q in questions(nbformat.read(master, as_version=4))}
         for variant, nb in subs.items():

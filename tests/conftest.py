@@ -75,6 +75,12 @@ def prebuild(shared: Path) -> None:
     shared_build(shared, "book", lambda out: build_website(release, out))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--every-wrong-answer", action="store_true",
+                     help="grade every catalogued wrong answer (notebooks/wrong-answers/), not only each "
+                          "question's first mistake and first shortcut")
+
+
 def pytest_sessionstart(session):
     """On a whole-suite run in several processes, build the release and the website from the start.
 

@@ -117,9 +117,13 @@ def test_grading_copy_keeps_imports_and_answers_only():
 
 
 @pytest.fixture(scope="module")
-def graded(release, tmp_path_factory):
+def graded(release, tmp_path_factory, request):
+    """Solutions, blanks and, of the catalogue, each question's first mistake and first shortcut
+    (``exercises.sample``); every entry with ``--every-wrong-answer`` or ``python -m coursekit
+    exercises check``, which an author runs after changing a question."""
     rows = exercises.grade_variants(MASTERS, release / "student", release / "autograder",
-                                    tmp_path_factory.mktemp("exercise-submissions"))
+                                    tmp_path_factory.mktemp("exercise-submissions"),
+                                    sampled=not request.config.getoption("--every-wrong-answer"))
     by_notebook = defaultdict(list)
     for row in rows:
         by_notebook[row["notebook"]].append(row)
@@ -134,6 +138,14 @@ def test_solutions_score_full_blanks_zero_and_typical_mistakes_less(graded, mast
     bad = [f"{r['variant']} {r['question']}: {r['score']:g} of {r['possible']:g}, wanted {r['wanted']}"
            f" {r['mistake']} {r['error']}" for r in rows if not r["ok"]]
     assert not bad, "\n".join(bad)
+
+
+def test_the_sample_holds_the_first_mistake_and_the_first_shortcut_in_catalogue_order():
+    mistakes = [{"mistake": f"m{i}"} for i in range(3)]
+    shortcuts = [{"mistake": f"s{i}", "shortcut": "a library call"} for i in range(2)]
+    assert exercises.sample([shortcuts[0], *mistakes, shortcuts[1]]) == [shortcuts[0], mistakes[0]]
+    assert exercises.sample(mistakes) == [mistakes[0]]
+    assert exercises.sample([]) == []
 
 
 def test_wrong_answers_live_beside_the_masters_only():
