@@ -20,6 +20,7 @@ however it is written (as PrairieLearn's symbolic inputs do). Two rules keep thi
 from __future__ import annotations
 
 import ast
+import hashlib
 import random
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,7 +29,7 @@ from typing import Any
 import mpmath
 import sympy
 
-__all__ = ["SymbolicAnswerError", "equivalent", "parse", "random_points", "to_data"]
+__all__ = ["SymbolicAnswerError", "digest", "equivalent", "parse", "random_points", "to_data"]
 
 MAX_TEXT = 100_000
 MAX_NODES = 5_000
@@ -298,6 +299,65 @@ def equivalent(answer: Any, expected: Any, points: Iterable[Mapping[str, Any]],
     if not compared:
         raise ValueError("the reference is not a finite real number at any of the points")
     return True, ""
+
+
+def digest(value: Any, points: Iterable[Mapping[str, Any]] | None = None, digits: int = 3) -> str:
+    """A short fingerprint of an answer, to recognise a known wrong one without showing it.
+
+    A public check that names a known slip ("this is the posterior of state 2") must not show the
+    slip's value or formula, from which the right answer often follows. It keeps the slip's digest
+    and compares the answer's with it.
+
+    Parameters
+    ----------
+    value : number, sequence of numbers, or SymPy expression, Tuple or matrix
+        The answer.
+    points : iterable of mapping of str to number, optional
+        For an expression: where to evaluate it (30-digit arithmetic, as :func:`equivalent` does).
+        Without points, ``value`` must be a number or a sequence of numbers.
+    digits : int, default 3
+        Significant digits each value is rounded to before hashing: a number that agrees with the
+        slip to this many digits matches it.
+
+    Returns
+    -------
+    str
+        16 hexadecimal digits, or ``""`` where the answer is not a finite real number (so it
+        matches no slip).
+
+    Examples
+    --------
+    >>> digest(1000 / 0.641) == digest(1560.06) != digest(641.0)
+    True
+    >>> a = sympy.Symbol("a", positive=True)
+    >>> points = random_points({"a": (1, 5)})
+    >>> digest((a**2 - 1) / (a - 1), points, digits=10) == digest(a + 1, points, digits=10)
+    True
+    """
+    if points is None:
+        numbers = list(value) if isinstance(value, (tuple, list)) else [value]
+        try:
+            floats = [float(v) for v in numbers]
+        except (TypeError, ValueError, OverflowError):
+            return ""
+        if not all(mpmath.isfinite(v) for v in floats):
+            return ""
+        text = ",".join(f"{v:.{digits}g}" for v in floats)
+    else:
+        cells = _cells(value)
+        if cells is None:
+            return ""
+        parts = []
+        with mpmath.workdps(DIGITS):
+            for point in points:
+                values = {name: mpmath.mpf(v) for name, v in point.items()}
+                for cell in cells:
+                    result = _evaluate(cell, values)
+                    if result is None:
+                        return ""
+                    parts.append(mpmath.nstr(result, digits))
+        text = ",".join(parts)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _cells(value: Any) -> list | None:

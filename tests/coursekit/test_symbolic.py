@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from coursekit.grading import plain_data
-from coursekit.symbolic import SymbolicAnswerError, equivalent, parse, random_points, to_data
+from coursekit.symbolic import SymbolicAnswerError, digest, equivalent, parse, random_points, to_data
 
 a, b, N = sympy.symbols("a b N", positive=True)
 POINTS = random_points({"a": (1, 5), "b": (1, 5), "N": (2, 20)})
@@ -109,6 +109,21 @@ def test_points_where_the_reference_is_undefined_are_skipped():
     assert not equivalent(sympy.log(x), sympy.log(x**2) / 2, points)[0]
     with pytest.raises(ValueError, match="not a finite real number at any"):
         equivalent(x, sympy.log(-x**2 - 1), points)
+
+
+def test_a_digest_recognises_a_slip_in_any_form_and_nothing_else():
+    # numbers: equal to the given significant digits, however computed
+    assert digest(1000 / 0.641) == digest(1560.06) == digest(1560.1)
+    assert digest(1000 / 0.641) != digest(641.0) and digest(179, digits=12) != digest(180, digits=12)
+    assert digest((1024, 3), digits=12) == digest([1024, 3], digits=12) != digest((1024, 4), digits=12)
+    assert digest(float("nan")) == digest("text") == digest(None) == ""
+    # expressions: values at the points, to 10 digits
+    slip = digest(r_sigma := (a - 1) / (N + a + b - 2), POINTS, digits=10)
+    assert digest(sympy.expand((a - 1) * 2) / (2 * (N + a + b - 2)), POINTS, digits=10) == slip
+    assert digest(r_sigma + sympy.Rational(1, 10**9), POINTS, digits=10) != slip
+    assert digest(sympy.Tuple(a, b), POINTS, digits=10) == digest((a, b), POINTS, digits=10)
+    assert digest(sympy.log(-a), POINTS, digits=10) == digest(3.0, POINTS) == ""  # not real; not an expression
+    assert len(slip) == 16 and int(slip, 16) >= 0
 
 
 expressions = st.recursive(
