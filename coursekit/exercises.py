@@ -218,6 +218,12 @@ def bans(question: Question) -> list[str]:
 
 
 MAX_OPTION_SPREAD = 1.5  # longest over shortest option, in words
+# A public check that compares a number or a formula with a known slip written out in its source
+# (`assert not equivalent(q1, N / m, ...)`, `assert q3 != 180`, `abs(q4 - 20 / 24) > 1e-3`) shows
+# the slip, from which the right answer often follows; it compares digests instead (coursekit.symbolic.digest).
+_SHOWN_SLIP = re.compile(r"assert\s+not\s+\(?\s*(?:equivalent|behaves_like|like|near|gives)\("
+                         r"|assert\s+abs\(\s*(?:float\(\s*)?q\d+\)?\s*-"
+                         r"|assert\s+(?:float\(\s*|int\(\s*)?q\d+\)?\s*!=\s*[-\d.(]")
 SYMBOLIC_CHECK = "equivalent("  # what a symbolic derive question's hidden test calls (coursekit.symbolic)
 
 
@@ -226,7 +232,8 @@ def violations(master: Path) -> list[str]:
 
     Every point comes from a hidden check; single-answer choice questions have options of
     comparable length; a derive question takes a symbolic answer checked for equivalence, or
-    catalogues the shortcuts its checks defeat; a ban that a prompt states is enforced (``forbids``,
+    catalogues the shortcuts its checks defeat; the public check of a number or a formula names
+    known slips without showing them (digests); a ban that a prompt states is enforced (``forbids``,
     and the prompt says the module ``cannot be imported``); every catalogued wrong answer that is not a
     shortcut names the feedback its public check gives. The course-wide share of right options that
     are the longest is checked over all notebooks (:func:`longest_share`).
@@ -253,6 +260,10 @@ def violations(master: Path) -> list[str]:
             found.append(f"{where}: the prompt forbids {', '.join(stated)} but the question does not (forbids: [...])")
         if q.forbids and BAN_NOTICE not in q.prompt:
             found.append(f"{where}: forbids {q.forbids} but the prompt does not say they {BAN_NOTICE}")
+        if (q.answer == "symbolic" or (q.kind == "conceptual" and not is_choice(q))) and any(
+                _SHOWN_SLIP.search(t) for t in q.public_tests):
+            found.append(f"{where}: a public check shows a known slip's value or formula; compare digests "
+                         f"(coursekit.symbolic.digest) so that reading the check does not give the answer away")
         for entry in entries:  # a choice's feedback would let a student eliminate options: none asked
             if not entry.get("shortcut") and not entry.get("feedback") and not is_choice(q):
                 found.append(f"{where}: the wrong answer '{entry['mistake']}' has no feedback")

@@ -148,6 +148,21 @@ def test_the_sample_holds_the_first_mistake_and_the_first_shortcut_in_catalogue_
     assert exercises.sample([]) == []
 
 
+@pytest.mark.parametrize("check, shown", [
+    ("assert not equivalent(q4_estimate, N / m, points)[0], 'N / m estimates 1 / theta'", True),
+    ("assert not behaves_like(pi_hat, m1 / (m0 + m1)), 'the kept spam rate'", True),
+    ("assert q3 != 180, 'priors sum to one'", True),
+    ("assert int(q3) != 180, 'priors sum to one'", True),
+    ("assert abs(q4 - 20 / 24) > 1e-3, 'the weekly reading'", True),
+    ("for value, message in mistakes.items():\n    assert abs(q4 - value) > 5e-4, message", True),
+    ("assert digest(q5) not in slips, slips.get(digest(q5))", False),
+    ("assert 0 <= q5 <= 1, 'a probability'", False),
+    ("assert round(float(q5), 6) != float(q5), 'rounded'", False),
+])
+def test_a_public_check_that_shows_a_slip_is_found(check, shown):
+    assert bool(exercises._SHOWN_SLIP.search(check)) is shown
+
+
 def test_wrong_answers_live_beside_the_masters_only():
     files = sorted(p.stem for p in exercises.WRONG_ANSWERS.glob("*.yml"))
     assert files == sorted(m.stem for m in MASTERS if is_assignment(NB[m])), files
