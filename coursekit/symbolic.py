@@ -15,6 +15,9 @@ however it is written (as PrairieLearn's symbolic inputs do). Two rules keep thi
   is "not a number there", in microseconds. Two expressions that agree at a dozen random points
   of a domain agree everywhere on it, except with probability zero (a nonzero analytic function
   does not vanish on a set of positive measure).
+
+:func:`digest` fingerprints an answer (a number rounded, or an expression's values at fixed points),
+so that a public check can recognise a known slip and name it without showing its value or formula.
 """
 
 from __future__ import annotations

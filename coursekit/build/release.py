@@ -24,13 +24,14 @@ STUDENT_REPOSITORY = DIST / "student-repository"
 STUDENT_REPOSITORY_FILES = ["lecturekit", "data", "pyproject.toml", "requirements.txt", "environment.yml",
                             "notation.md"]
 # Of coursekit, the student repository carries what the notebooks' public checks import (a symbolic
-# answer's equivalence check) and nothing of the machinery that builds, releases and grades.
+# answer's equivalence check, the digests of known slips) and nothing of the machinery that builds,
+# releases and grades.
 STUDENT_COURSEKIT = ["symbolic.py"]
 STUDENT_COURSEKIT_INIT = '''"""coursekit, as the student repository carries it: the checks of symbolic answers.
 
-The notebooks' public checks compare a symbolic answer with the expected formula
-(:mod:`coursekit.symbolic`); the rest of coursekit, which builds, releases and grades the course,
-stays with the instructor.
+The notebooks' public checks compare a symbolic answer with the expected formula and an answer's
+digest with those of known slips (:mod:`coursekit.symbolic`); the rest of coursekit, which builds,
+releases and grades the course, stays with the instructor.
 """
 '''
 

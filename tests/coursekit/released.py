@@ -106,7 +106,7 @@ CORRECT = {
         "q4_log_likelihood = sympy.log(theta**m * (1 - theta)**(N - m))\n"
         "q4_estimate = 1 / (1 + (N - m) / m)\n"
     ),
-    "q5": "q5 = 0.01878\n",
+    "q5": "q5 = 0.0009 / (0.0009 + 0.047025)\n",
     "q6": 'q6 = {"f", "d", "b"}\n',
 }
 

@@ -124,10 +124,11 @@ def test_an_edited_lecture_cell_runs_and_cannot_raise_a_score(release, tmp_path)
               and fingerprint(c.source) in set(json.loads(zipfile.ZipFile(
                   release / "autograder" / f"{BAYES}-autograder.zip").read(SKIPPABLE))["cells"])]
     cases = {}
-    # A marked cell that defines the answer q5 uses: run, as it is edited.
-    nb = exercises.whole_copy(student, {4: "q5 = lecture_value\n"})
+    # A marked cell that defines the answer q6 uses: run, as it is edited. (q6, because it is not banned:
+    # a banned answer runs after the imports cell alone.)
+    nb = exercises.whole_copy(student, {5: "q6 = lecture_value\n"})
     edited = next(c for c in nb.cells if c.source == marked[0].source)
-    edited.source += "\nlecture_value = 0.9 * 0.1 * 0.01 / (0.9 * 0.1 * 0.01 + 0.05 * 0.95 * 0.99)\n"
+    edited.source += "\nlecture_value = {'b', 'd', 'f'}\n"
     cases["defines-an-answer"] = nb
     # A marked cell that patches NumPy and builtins, before wrong answers; one that sets the answers
     # right, before answer cells that set them wrong; answer cells tagged as skippable.
@@ -144,6 +145,6 @@ def test_an_edited_lecture_cell_runs_and_cannot_raise_a_score(release, tmp_path)
     skipped = grade(tmp_path / "subs", release / "autograder")
     everything = grade(tmp_path / "subs", skipping.every_cell(release / "autograder", tmp_path / "every-cell"))
     assert skipped == everything
-    assert float(skipped[f"defines-an-answer/{BAYES}.ipynb"]["q5"]) == 3
+    assert float(skipped[f"defines-an-answer/{BAYES}.ipynb"]["q6"]) == 3
     row = skipped[f"patches-and-tags/{BAYES}.ipynb"]
     assert [float(row[q]) for q in ("q1", "q5", "q6")] == [0, 0, 0], row
