@@ -6,20 +6,26 @@ the time limit or kills its kernel costs the whole submission. This grader keeps
 assignment format (the autograder zip that ``otter assign`` writes, whose ``tests/qN.py`` files
 hold the public and hidden test functions) and changes where things run:
 
-1. The submission's code cells run in a worker (:class:`coursekit.grading.sandbox.Sandbox`), one cell
+1. The submitted notebook is read as untrusted input, within bounds
+   (:mod:`coursekit.grading.submission`): a file that is not one the grader can read is that
+   submission's row ("not a readable notebook (...)"), never the batch's end.
+2. The submission's code cells run in a worker (:class:`coursekit.grading.sandbox.Sandbox`), one cell
    at a time, each with a wall-clock limit enforced from outside. The worker is confined in a
    sandbox that shows it only the Python packages and the course's support files
-   (:mod:`coursekit.grading.isolation`). A cell that times out, kills the worker or breaks its channel is
-   marked; the worker is restarted and the other cells are run again without it, so the fault
-   costs only that cell's question.
-2. Each question's tests run *here*, in a process the student's code never ran in, with this
-   process's own NumPy, SciPy and ``math``. A test's argument that names a function becomes a
-   proxy: calling it sends the arguments to the worker as plain data and brings back the answer as
-   plain data (:mod:`coursekit.grading.plain_data`); a name bound to a value is fetched the same way.
-   The references a test computes, and the comparisons, are never within the student's reach.
-3. Each question's check has its own time limit; a check that times out or kills the worker
-   scores 0 with that reason and the worker is restarted for the next question.
-4. Lecture cells that no answer or check uses are not run, where the master marks them so (the
+   (:mod:`coursekit.grading.isolation`), under a system-call filter (:mod:`coursekit.grading.syscalls`),
+   bounded as a whole in memory, processes and CPU (:mod:`coursekit.grading.limits`). A cell that
+   times out, kills the worker or breaks its channel is marked; the worker is restarted and the
+   other cells are run again without it, so the fault costs only that cell's question.
+3. Each question's tests run in a process forked from this one, which the student's code never ran
+   in, with its own NumPy, SciPy and ``math`` (:mod:`coursekit.grading.checking`). A test's argument
+   that names a function becomes a proxy: calling it sends the arguments to the worker as plain
+   data and brings back the answer as plain data (:mod:`coursekit.grading.plain_data`); a name bound
+   to a value is fetched the same way. The references a test computes, and the comparisons, are
+   never within the student's reach.
+4. Each question's check has its own deadline, kept by killing its process, and a memory bound; a
+   check that times out, runs out of memory or kills the worker scores 0 with that reason, and the
+   worker is restarted for the next question.
+5. Lecture cells that no answer or check uses are not run, where the master marks them so (the
    ``skip-when-grading`` tag; the autograder zip's ``skippable.json`` holds a fingerprint of each,
    :func:`fingerprint`). Only a cell that is exactly as the student notebook had it is skipped: an
    edited one runs, as any cell does. Should anything raise ``NameError`` (an answer that uses a
@@ -28,7 +34,9 @@ hold the public and hidden test functions) and changes where things run:
 
 The result says, per question, the score and, where points were lost, why ("timed out after
 20 s", "the process died in this cell", "used more than 2 GiB", "raised ZeroDivisionError",
-"failed 2 of 3 tests"); never the student's output or a hidden test's text.
+"failed 2 of 3 tests"), in the grader's words: an exception's name only when it is a short
+identifier (:mod:`coursekit.grading.untrusted`); never the student's output, a hidden test's text, or
+anything of the machine it ran on.
 
 Run ``python -m coursekit.grading.grader AUTOGRADER.zip SUBMISSION.ipynb`` for one submission (JSON on
 stdout); ``make grade`` (``python -m coursekit grade``) grades a folder. See the instructor guide.
@@ -37,22 +45,22 @@ stdout); ``make grade`` (``python -m coursekit grade``) grades a folder. See the
 from __future__ import annotations
 
 import argparse
-import ast
-import builtins
 import hashlib
-import inspect
 import json
 import os
 import re
 import sys
 import time
+import traceback
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coursekit.grading import checking, submission
 from coursekit.grading.isolation import Environment
 from coursekit.grading.sandbox import (MAX_CHECK_BYTES, MAX_ITEMS, MAX_MESSAGE, IsolationUnavailable, Outcome, Sandbox,
-                                WorkerPool, WorkerUnavailable)
+                                       WorkerPool, WorkerUnavailable)
+from coursekit.grading.untrusted import identifier, plain
 
 __all__ = ["Assignment", "grade_submission"]
 
@@ -93,6 +101,15 @@ class Assignment:
     zip_path: Path
     rules: dict = field(default_factory=dict)  # per question: {"forbids": [module, ...]}
     skippable: frozenset = frozenset()  # fingerprints of the lecture cells grading may skip
+    _test_files: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def test_file(self, question: str):
+        """The question's tests as otter's test file object (parsed once)."""
+        if question not in self._test_files:
+            from otter.test_files.exception_test import ExceptionTestFile
+
+            self._test_files[question] = ExceptionTestFile.from_string(self.tests[question], path=f"{question}.py")
+        return self._test_files[question]
 
     @classmethod
     def load(cls, zip_path) -> Assignment:
@@ -131,50 +148,6 @@ class Assignment:
                    {q: tests[q] for q in order}, seconds, zip_path, rules, frozenset(skippable.get("cells", ())))
 
 
-class _Abort(BaseException):
-    """A check cannot go on: its time is up or the worker died (not catchable as Exception)."""
-
-    def __init__(self, outcome: Outcome):
-        super().__init__(outcome.status)
-        self.outcome = outcome
-
-
-def _student_error(name: str) -> Exception:
-    kind = getattr(builtins, name, None)
-    if isinstance(kind, type) and issubclass(kind, Exception):
-        return kind(f"the answer raised {name}")
-    return RuntimeError(f"the answer raised {name}")
-
-
-class _Remote:
-    """Stands for a student's function inside a test: calls go to the worker, answers come back as data."""
-
-    def __init__(self, check: _Check, name: str):
-        self._check, self.__name__ = check, name
-
-    def __call__(self, *args, **kwargs):
-        outcome = self._check.sandbox.call(self.__name__, args, kwargs, self._check.remaining())
-        if outcome.fatal:
-            raise _Abort(outcome)
-        if outcome.status != "ok":
-            self._check.raised.append(outcome.detail)
-            raise _student_error(outcome.detail)
-        return outcome.value
-
-
-@dataclass
-class _Check:
-    sandbox: Sandbox
-    deadline: float
-    raised: list = field(default_factory=list)
-
-    def remaining(self) -> float:
-        left = self.deadline - time.monotonic()
-        if left <= 0:
-            raise _Abort(Outcome("timeout"))
-        return left
-
-
 def _reason(outcome: Outcome, seconds: float, memory: int, where: str) -> str:
     if outcome.status == "timeout":
         return f"timed out after {seconds:g} s {where}"
@@ -185,38 +158,11 @@ def _reason(outcome: Outcome, seconds: float, memory: int, where: str) -> str:
     if outcome.status == "flood":
         return (f"sent the grader more than it reads ({MAX_MESSAGE // 2**20} MiB or {MAX_ITEMS:,} values "
                 f"in one answer, {MAX_CHECK_BYTES // 2**20} MiB in one question's check) {where}")
-    return f"raised {outcome.detail} {where}"
-
-
-def _code_cells(nb: dict) -> tuple[list[str], dict[int, str]]:
-    """The submission's code cells to run, and which of them answers which question.
-
-    An answer cell is one tagged ``otter_answer_cell`` (or, if a student removed the tag, the
-    cell just before a ``grader.check``), belonging to the next ``grader.check("qN")``.
-    """
-    sources, checks, tagged = [], {}, set()
-    for cell in nb.get("cells", []):
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        check = re.match(r'\s*grader\.check\(\s*["\'](\w+)["\']\s*\)\s*$', source)
-        if check:
-            checks[len(sources)] = check.group(1)
-            continue
-        if source.lstrip().startswith("# Initialize Otter") or re.match(r"\s*grader\.", source):
-            continue
-        tags = (cell.get("metadata") or {}).get("tags") or []
-        if isinstance(tags, list) and "otter_answer_cell" in tags:
-            tagged.add(len(sources))
-        sources.append(source)
-    owner = {}
-    for position, question in sorted(checks.items()):
-        answers = [i for i in tagged if i < position and i not in owner] or \
-                  ([position - 1] if position - 1 >= 0 and position - 1 not in owner else [])
-        for i in answers:
-            owner[i] = question
-    return sources, owner
+    if outcome.status == "check-memory":
+        return f"the check ran out of memory on this answer ({checking.CHECK_MEMORY // 2**30} GiB)"
+    if outcome.status == "check-died":
+        return "the check could not run on this answer"
+    return f"raised {identifier(outcome.detail)} {where}"
 
 
 def _run_cells(sandbox: Sandbox, sources: list[str], skip: dict[int, str], seconds: float, memory: int,
@@ -269,27 +215,29 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
     Returns
     -------
     dict
-        ``{"questions": {q: {"score", "possible", "reason"}}, "error": str, "isolated": bool}``.
+        ``{"questions": {q: {"score", "possible", "reason"}}, "error": str, "isolated": bool,
+        "confinement": str, "memory": {"grader": bytes, "sandbox": bytes}}``: ``error`` (plain ASCII)
+        where the submission could not be graded; ``memory``, the peaks of this grading process and
+        of its sandboxes so far (0 where they are not bounded as a whole).
     """
     if pool is None:
-        with WorkerPool(isolation, [*protect, _secret(assignment)]) as own:
+        with WorkerPool(isolation, [*protect, _secret(assignment)], memory_bytes) as own:
             return grade_submission(assignment, notebook_path, pool=own, memory_bytes=memory_bytes,
                                     budget_seconds=budget_seconds, cell_seconds=cell_seconds)
     for module in _PRELOAD:
         __import__(module)
-    result = {"questions": {}, "error": "", "isolated": pool.isolated}
+    result = {"questions": {}, "error": "", "isolated": pool.isolated, "confinement": pool.confinement}
     try:
-        nb = json.loads(Path(notebook_path).read_text(encoding="utf-8"))
-        if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-            raise ValueError("it has no list of cells")
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        result["error"] = f"not a readable notebook ({type(error).__name__}: {str(error)[:100]})"
+        nb = submission.read(notebook_path)
+        name = submission.assignment_name(nb)
+    except submission.Unreadable as error:
+        result["error"] = f"not a readable notebook ({error})"
         return result
-    name = ((nb.get("metadata") or {}).get("otter") or {}).get("assignment_name")
     if name and name != assignment.name:
         result["error"] = f"this notebook is for assignment {name!r}, not {assignment.name!r}"
         return result
-    sources, owner = _code_cells(nb)
+    sources, owner = submission.code_cells(nb)
+    del nb
     seconds, memory = cell_seconds or assignment.cell_seconds, memory_bytes
     budget = budget_seconds or 3 * (len(sources) + len(assignment.tests)) * seconds
     budget_end = time.monotonic() + budget
@@ -303,10 +251,18 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
         if lecture and "NameError" in sandbox.errors:  # perhaps a skipped cell's name: run them all
             result["questions"] = _grade_all(*grade, {})
     except WorkerUnavailable as error:  # the grader's fault, not the submission's: no grade at all
-        result["questions"], result["error"] = {}, f"not graded: {error}"
+        print(f"not graded: {error}", file=sys.stderr)
+        result["questions"], result["error"] = {}, f"not graded: {error.reason}"
     finally:
         sandbox.close()
+        result["memory"] = {"grader": _peak_resident(), "sandbox": pool.sandbox_peak()}
     return result
+
+
+def _peak_resident() -> int:
+    """The most memory this process has held (its peak resident set, VmHWM), in bytes."""
+    with open("/proc/self/status") as status:
+        return next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")), 0)
 
 
 def _grade_all(assignment, pool, support, sandbox, sources, owner, seconds, memory, budget_end, skip) -> dict:
@@ -315,49 +271,38 @@ def _grade_all(assignment, pool, support, sandbox, sources, owner, seconds, memo
     sandbox.errors.clear()
     _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
     questions = {}
-    for question, source in assignment.tests.items():
+    first = submission.statements(sources[0]) if sources and 0 not in owner else []
+    for question in assignment.tests:
         # A ban holds only in a confined worker; unconfined grading (asked for explicitly, and
         # marked in scores.csv) grades the answer as any other.
         forbids = tuple((assignment.rules.get(question) or {}).get("forbids") or ())
         if forbids and pool.isolated:
             questions[question] = _grade_banned(
-                question, source, Sandbox(pool.zygote(Environment(support, forbids)), memory),
-                sources, owner, seconds, memory, budget_end)
+                assignment, question, Sandbox(pool.zygote(Environment(support, forbids)), memory),
+                first, sources, owner, seconds, memory, budget_end)
         else:
             questions[question] = _grade_question(
-                question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
+                assignment, question, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
     return questions
 
 
-def _grade_banned(question, source, sandbox, sources, owner, seconds, memory, budget_end) -> dict:
+def _grade_banned(assignment, question, sandbox, first, sources, owner, seconds, memory, budget_end) -> dict:
     """Grade a question whose answer may not import some modules, in a worker where they cannot be.
 
-    That worker runs the notebook's first code cell (its imports), one statement at a time so that
-    an import of a banned module does not stop the others, then the question's answer cells, and
-    nothing else of the notebook.
+    That worker runs the notebook's first code cell (its imports, ``first``: one statement at a time
+    so that an import of a banned module does not stop the others), then the question's answer
+    cells, and nothing else of the notebook.
     """
     cells = [i for i, q in owner.items() if q == question]
-    setup = _statements(sources[0]) if sources and 0 not in owner else []
-    own_sources = setup + [sources[i] for i in cells]
-    own_owner = {len(setup) + j: question for j in range(len(cells))}
+    own_sources = first + [sources[i] for i in cells]
+    own_owner = {len(first) + j: question for j in range(len(cells))}
     skip, raised = {}, {}
     try:
         _run_cells(sandbox, own_sources, skip, seconds, memory, raised, budget_end)
-        return _grade_question(question, source, sandbox, own_owner, skip, raised, seconds, memory, budget_end,
-                               own_sources)
+        return _grade_question(assignment, question, sandbox, own_owner, skip, raised, seconds, memory,
+                               budget_end, own_sources)
     finally:
         sandbox.close()
-
-
-def _statements(source: str) -> list[str]:
-    """The top-level statements of a cell, each as its own source (the whole cell if it does not parse)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return [source]
-    lines = source.splitlines(keepends=True)
-    starts = [min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) for node in tree.body]
-    return ["".join(lines[start - 1:node.end_lineno]) for start, node in zip(starts, tree.body)] or [source]
 
 
 def _secret(assignment: Assignment) -> Path:
@@ -365,10 +310,8 @@ def _secret(assignment: Assignment) -> Path:
     return assignment.zip_path if assignment.zip_path.is_dir() else assignment.zip_path.parent
 
 
-def _grade_question(question, source, sandbox, owner, skip, raised, seconds, memory, budget_end, sources):
-    from otter.test_files.exception_test import ExceptionTestFile
-
-    tests = ExceptionTestFile.from_string(source, path=f"{question}.py")
+def _grade_question(assignment, question, sandbox, owner, skip, raised, seconds, memory, budget_end, sources):
+    tests = assignment.test_file(question)
     entry = {"score": 0, "possible": tests.possible, "reason": ""}
     cells = [i for i, q in owner.items() if q == question]
     faults = [skip[i] for i in cells if i in skip] + [raised[i] for i in cells if i in raised]
@@ -378,46 +321,19 @@ def _grade_question(question, source, sandbox, owner, skip, raised, seconds, mem
     if time.monotonic() > budget_end:
         entry["reason"] = "not checked: the submission used up its time"
         return entry
-    check = _Check(sandbox, min(time.monotonic() + seconds, budget_end))
-    sandbox.allowance = MAX_CHECK_BYTES
-    try:
-        names = {p for tc in tests.test_cases for p in inspect.signature(tc.body.test_func).parameters}
-        environment = {}
-        for name in sorted(names - {"env"}):
-            found = sandbox.lookup(name, check.remaining())
-            if found.fatal:
-                raise _Abort(found)
-            kind, value = found.value if found.status == "ok" else ("missing", None)
-            if kind == "function":
-                environment[name] = _Remote(check, name)
-            elif kind == "value":
-                environment[name] = value
-        tests.run(environment)
-    except _Abort as abort:
-        sandbox.allowance = None
-        entry["reason"] = _reason(abort.outcome, seconds, memory, "while checking this question")
+    verdict = checking.run(tests, sandbox, min(time.monotonic() + seconds, budget_end))
+    if verdict.abort:
+        entry["reason"] = _reason(Outcome(verdict.abort), seconds, memory, "while checking this question")
         _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)  # a fresh worker
         return entry
-    finally:
-        sandbox.allowance = None
-    entry["score"] = tests.score
-    if tests.score < tests.possible:
-        failed = sum(not r.passed for r in tests.test_case_results)
-        why = [f"the answer raised {check.raised[0]} on a test input"] if check.raised else []
+    entry["score"] = min(max(verdict.score, 0), tests.possible)
+    if verdict.score < tests.possible:
+        why = [f"the answer raised {identifier(verdict.raised)} on a test input"] if verdict.raised else []
         # What a failed public check told the student (it names a known mistake where it can); a
         # hidden test's text is never shown.
-        said = [_feedback(r.message) for r in tests.test_case_results if not r.passed and not r.test_case.hidden]
-        entry["reason"] = "; ".join([f"failed {failed} of {len(tests.test_cases)} tests", *why[:1],
-                                     *[s for s in said if s][:1]])
+        entry["reason"] = "; ".join([f"failed {verdict.failed} of {verdict.tests} tests", *why,
+                                     *([verdict.said] if verdict.said else [])])
     return entry
-
-
-def _feedback(message: str | None, limit: int = 300) -> str:
-    """The message of a failed public check's assertion (otter's last line), shortened to ``limit``."""
-    last = (message or "").strip().splitlines()[-1:] or [""]
-    kind, _, text = last[0].partition(": ")
-    text = text.strip() if kind == "AssertionError" else ""
-    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def serve() -> None:
@@ -425,7 +341,8 @@ def serve() -> None:
 
     A request is ``{"autograder": path, "submission": path}`` with the optional keys ``protect``
     (a list of paths), ``isolation``, ``memory_gib``, ``budget_seconds`` and ``cell_seconds`` of the
-    command line. ``make grade`` keeps one such process per grading job, so that the checker's
+    command line, and ``bounded`` (False: grade where the sandboxes cannot be bounded as a whole).
+    ``make grade`` keeps one such process per grading job, so that the checker's
     imports are paid once, and the workers' zygote (:class:`coursekit.grading.sandbox.WorkerPool`) is
     started once: every submission still gets a fresh worker, in a sandbox in which the one before
     left nothing. A request that takes too long is ended by killing this process. Anything the
@@ -442,16 +359,22 @@ def serve() -> None:
             if path not in assignments:
                 assignments[path] = Assignment.load(path)
             protect = tuple(sorted({*request.get("protect", []), str(_secret(assignments[path]))}))
-            key = (request.get("isolation", "required"), protect)
+            memory = int(request.get("memory_gib", DEFAULT_MEMORY / 2**30) * 2**30)
+            key = (request.get("isolation", "required"), protect, memory, request.get("bounded", True))
             try:
                 if key not in pools:
-                    pools[key] = WorkerPool(key[0], protect)
+                    pools[key] = WorkerPool(key[0], protect, memory, key[3])
                 result = grade_submission(assignments[path], request["submission"], pool=pools[key],
-                                          memory_bytes=int(request.get("memory_gib", DEFAULT_MEMORY / 2**30) * 2**30),
+                                          memory_bytes=memory,
                                           budget_seconds=request.get("budget_seconds"),
                                           cell_seconds=request.get("cell_seconds"))
             except IsolationUnavailable as error:
-                result = {"questions": {}, "error": f"not graded: {error}", "isolated": False}
+                print(f"not graded: {error}", file=sys.stderr)
+                result = {"questions": {}, "error": f"not graded: {plain(error)}", "isolated": False}
+            except Exception as error:  # noqa: BLE001 - one submission's failure is its row, never the batch's end
+                traceback.print_exc()
+                result = {"questions": {}, "error": f"not graded: the grader failed on this submission "
+                                                    f"({identifier(type(error).__name__)})", "isolated": False}
             out.write(json.dumps(result) + "\n")
             out.flush()
     finally:
@@ -485,6 +408,11 @@ def main(argv=None) -> None:
                                   memory_bytes=int(args.memory_gib * 2**30), budget_seconds=args.budget_seconds,
                                   cell_seconds=args.cell_seconds)
     except IsolationUnavailable as error:
+        if args.gradescope:  # the course's staff see why in Gradescope, and fix the image
+            args.gradescope.parent.mkdir(parents=True, exist_ok=True)
+            args.gradescope.write_text(json.dumps(gradescope_results(
+                {"error": "the grading image cannot keep your code apart from the tests; the course's staff "
+                          "have been told", "confinement": plain(str(error))})))
         raise SystemExit(f"not graded: {error}; or pass --isolation off to grade without it") from None
     if args.gradescope:
         args.gradescope.parent.mkdir(parents=True, exist_ok=True)
@@ -506,12 +434,14 @@ def gradescope_results(result: dict) -> dict:
         One test per question (its score, points and the reason points were lost), and the total.
     """
     if result.get("error"):
-        return {"score": 0, "output": f"This submission could not be graded: {result['error']}", "tests": []}
+        return {"score": 0, "output": f"This submission could not be graded: {result['error']}", "tests": [],
+                "extra_data": {"confinement": result.get("confinement", "")}}
     tests = [{"name": q, "score": e["score"], "max_score": e["possible"], "output": e["reason"],
               "visibility": "visible"} for q, e in result["questions"].items()]
-    how = ("in a sandbox that showed it only the Python packages and the course's files" if result.get("isolated")
-           else "without a sandbox (bubblewrap could not run here): in this container of its own")
-    return {"score": sum(t["score"] for t in tests), "output": f"Your notebook ran {how}.", "tests": tests}
+    # How the code was confined is for the course's staff (extra_data), not for the student.
+    return {"score": sum(t["score"] for t in tests), "tests": tests,
+            "output": "Your notebook's cells ran first, then each question's tests.",
+            "extra_data": {"confinement": result.get("confinement", "")}}
 
 
 if __name__ == "__main__":

@@ -146,4 +146,5 @@ def statements(source: str) -> list[str]:
         return [source]
     lines = source.splitlines(keepends=True)
     starts = [min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) for node in tree.body]
-    return ["".join(lines[start - 1:node.end_lineno]) for start, node in zip(starts, tree.body)] or [source]
+    parts = ["".join(lines[start - 1:node.end_lineno]) for start, node in zip(starts, tree.body, strict=True)]
+    return parts or [source]
