@@ -10,10 +10,10 @@ Module                                What it does
 :mod:`coursekit.repository`           where the course's parts are; logging and running the tools
 :mod:`coursekit.notebooks`            the master notebooks, their markup and their hygiene (``clean``)
 :mod:`coursekit.symbolic`             symbolic answers: parsed safely, checked for equivalence
-:mod:`coursekit.grading`              grading (subpackage): the grader and its confined worker
-                                      (``grader``, ``sandbox``, ``worker``, ``isolation``,
-                                      ``plain_data``), otter's per-cell time limit (``time_limit``),
-                                      a folder graded on Dask (``fanout``, ``gradebook``)
+:mod:`coursekit.grading`              grading (subpackage, whose docstring lists its modules): the
+                                      grader, its checks in processes of their own, and the worker,
+                                      confined, filtered and bounded as a whole; otter's per-cell time
+                                      limit; a folder graded on Dask
 :mod:`coursekit.build`                building (subpackage): ``assign`` (student notebooks, autograder
                                       zips), ``book`` (the website), ``pdf``, ``release`` (the student
                                       repository)

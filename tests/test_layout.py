@@ -11,6 +11,7 @@ another without a cycle.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,14 @@ def test_coursekit_has_no_import_cycle():
     for name in sorted(graph):
         if name not in state:
             visit(name, [])
+
+
+@pytest.mark.parametrize("package", sorted({p.parent for p in (ROOT / "coursekit").rglob("__init__.py")}), ids=str)
+def test_a_package_with_a_table_of_its_modules_lists_every_one(package):
+    """Where a package's docstring has a table of its modules, the table keeps up with the folder."""
+    text = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    listed = set(re.findall(r"^``(\w+)``\s{2,}", text, re.M))  # a table's first column, not prose
+    if not listed:
+        return
+    present = {p.stem for p in package.glob("*.py") if not p.name.startswith("_")}
+    assert listed == present, f"{package}: the table lacks {sorted(present - listed)}, names {sorted(listed - present)}"

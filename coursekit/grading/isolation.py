@@ -15,7 +15,9 @@ holding only what is listed here and nothing else of the host:
 - ``/grader``: the worker's own two files, read-only;
 - a ``/proc`` of its own PID namespace (the worker sees its own processes and nothing else) and a
   minimal ``/dev``; no network (an empty network namespace); no capabilities, no setuid, no new
-  user namespaces; and the whole sandbox dies with the grader.
+  user namespaces; the system-call filter of :mod:`coursekit.grading.syscalls` (``--seccomp``: no
+  tracing of bubblewrap's init or the zygote, no keyrings, no mounts ...); and the whole sandbox
+  dies with the grader.
 
 So the repository and its history, the autograder zips, the masters, other submissions, home
 folders, caches and other processes are not hidden from the worker: they are simply not there.
@@ -25,7 +27,9 @@ not import (a question that bans ``lecturekit`` or ``scipy.stats``): those are l
 working folder, or covered with a module that raises ``ModuleNotFoundError``, and never preloaded.
 
 :func:`problem` says why confinement is impossible here (no bubblewrap, no Linux, no user
-namespaces, or a folder to protect that a bound folder would show), or None.
+namespaces, no libseccomp for the filter, or a folder to protect that a bound folder would show),
+or None. What bounds a sandbox as a whole is :mod:`coursekit.grading.limits`'s; where bubblewrap
+cannot run at all, :mod:`coursekit.grading.unprivileged` keeps the worker away from the checks.
 
 Derived for the grading pipeline described in the instructor guide; not part of the lecture.
 """
@@ -40,6 +44,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from coursekit.grading import syscalls
 
 __all__ = ["Environment", "problem", "sandbox_command", "INSTALL_HINT"]
 
@@ -138,7 +144,8 @@ def _ban_arguments(environment: Environment, banned_file: Path) -> list[str]:
     return arguments
 
 
-def sandbox_command(environment: Environment, command: list[str], banned_file: Path | None = None) -> list[str]:
+def sandbox_command(environment: Environment, command: list[str], banned_file: Path | None = None,
+                    seccomp_fd: int | None = None) -> list[str]:
     """``bwrap`` with the allowlist of the module docstring, then ``command`` inside it.
 
     Parameters
@@ -151,6 +158,9 @@ def sandbox_command(environment: Environment, command: list[str], banned_file: P
         A file holding :data:`BANNED_MODULE`, bound over banned modules and over
         :data:`GRADER_PACKAGES` where installed (needed if any are banned; a grading worker always
         gets one).
+    seccomp_fd : int or None
+        A file descriptor holding the system-call filter (:func:`coursekit.grading.syscalls.program`),
+        which bubblewrap loads for ``command`` and everything it starts (pass it to the process).
 
     Returns
     -------
@@ -180,8 +190,18 @@ def sandbox_command(environment: Environment, command: list[str], banned_file: P
         args += _ban_arguments(environment, banned_file)
     elif environment.banned:
         raise ValueError("banned modules need banned_file")
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", SANDBOX_HOME, "--"]
     return args + command
+
+
+def filter_file() -> int:
+    """A new file descriptor (an anonymous file in memory) holding the system-call filter, at offset 0."""
+    descriptor = os.memfd_create("lecturekit-seccomp")
+    os.write(descriptor, syscalls.program())
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    return descriptor
 
 
 def _covers(folder: Path, protected: Path) -> bool:
@@ -195,13 +215,20 @@ def _probe() -> str | None:
                 "or container")
     if shutil.which("bwrap") is None:
         return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
+    found = syscalls.problem()
+    if found:
+        return found
     with tempfile.TemporaryDirectory(prefix="lecturekit-probe-") as support:
-        command = sandbox_command(Environment(Path(support)), [sys.executable, "-c", "import os; os.listdir('/')"])
+        program = filter_file()
+        command = sandbox_command(Environment(Path(support)), [sys.executable, "-c", "import os; os.listdir('/')"],
+                                  seccomp_fd=program)
         try:
-            result = subprocess.run(command, capture_output=True, text=True, timeout=60,
+            result = subprocess.run(command, capture_output=True, text=True, timeout=60, pass_fds=(program,),
                                     env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bubblewrap did not start: {error}"
+        finally:
+            os.close(program)
     if result.returncode != 0:
         said = (result.stderr.strip().splitlines() or ["no message"])[-1]
         return (f"bubblewrap cannot build the sandbox here ({said}). It needs user namespaces: grade as "

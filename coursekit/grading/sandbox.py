@@ -4,8 +4,11 @@ The grader (:mod:`coursekit.grading.grader`) never runs a submission in its own 
 (:mod:`coursekit.grading.worker`), started once per grading process and environment, imports IPython and
 the scientific stack and forks a fresh *worker* for each submission (and again after a fault).
 Confined (:mod:`coursekit.grading.isolation`), the zygote and its workers live in a bubblewrap sandbox
-that shows them an allowlist of the machine; the zygote checks after every submission that nothing
-was left behind, and the sandbox is replaced when something was.
+that shows them an allowlist of the machine, under a system-call filter
+(:mod:`coursekit.grading.syscalls`); the zygote checks after every submission that nothing was left
+behind, and the sandbox is replaced when something was. Where bubblewrap cannot run and the grader
+is root (a grading container), the zygote runs as a user of its own instead
+(:mod:`coursekit.grading.unprivileged`).
 
 A worker answers three requests: run this cell, what is this name, call this function. Limits are
 kept from outside:
@@ -13,19 +16,27 @@ kept from outside:
 - **time**: every request has a wall-clock deadline kept here; past it the worker and everything
   it started are killed (a student can ignore or disarm signals inside the worker, not this);
 - **memory**: ``RLIMIT_AS`` is set in the worker before it runs anything of the student's;
+- **the sandbox as a whole**: the zygote and everything it starts live in a cgroup of their own
+  (:mod:`coursekit.grading.limits`) that bounds their memory together (the worker's limit and
+  :data:`ZYGOTE_MEMORY`, with their in-memory files and the kernel memory those cost), their number
+  (:data:`TASKS`) and their CPU time (:data:`CPUS`, so that one sandbox cannot slow its
+  neighbours); a worker the kernel kills for that memory bound is reported as out of memory, and
+  nothing in the cgroup outlives the sandbox;
 - **the grader's own memory**: a worker is the student's process and can write anything to its
-  end of the socket, so a reply is read only up to :data:`MAX_MESSAGE` bytes and decoded only if
-  it holds at most :data:`MAX_ITEMS` JSON values, and the replies to one question's check may
-  total :data:`MAX_CHECK_BYTES` (:attr:`Sandbox.allowance`). Reading, parsing and decoding one
-  reply holds at most about three times its size; so a submission costs the grader at most about
-  ``MAX_CHECK_BYTES + 3 * MAX_MESSAGE`` (160 MiB) above what it holds anyway.
+  end of the socket. The reply to a cell is a status, read up to :data:`RUN_REPLY` bytes; the
+  replies that carry answers (to a lookup or a call) are read only in a question's check, a process
+  of its own (:mod:`coursekit.grading.checking`), up to :data:`MAX_MESSAGE` bytes and
+  :data:`MAX_ITEMS` JSON values each, :data:`MAX_CHECK_BYTES` for one check
+  (:attr:`Sandbox.allowance`). A reply too large for these ends the request ("flood").
 
 Derived for the grading pipeline described in the instructor guide; not part of the lecture.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
 import os
 import select
@@ -41,10 +52,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coursekit.grading import isolation
+from coursekit.grading import isolation, limits, syscalls, unprivileged
 from coursekit.grading.isolation import Environment
 from coursekit.grading.isolation import problem as isolation_problem
 from coursekit.grading.plain_data import decode, encode
+from coursekit.grading.untrusted import identifier, json_values
 from coursekit.grading.worker import HEADER
 
 __all__ = ["IsolationUnavailable", "Outcome", "Sandbox", "WorkerPool", "WorkerUnavailable", "Zygote"]
@@ -54,6 +66,13 @@ CONTROL_SECONDS = 5
 MAX_MESSAGE = 32 * 2**20
 MAX_ITEMS = 100_000
 MAX_CHECK_BYTES = 64 * 2**20
+RUN_REPLY = 4096  # a cell's reply is a status and an exception's name
+# A sandbox as a whole (coursekit.grading.limits): the worker's own limit and the zygote's imports
+# (about 250 MB) with room for its tmpfs; processes and threads; CPUs' worth of time.
+ZYGOTE_MEMORY = 2**30
+TASKS = 256
+CPUS = 1.0
+_ZYGOTES = itertools.count()
 
 
 class IsolationUnavailable(RuntimeError):
@@ -61,7 +80,28 @@ class IsolationUnavailable(RuntimeError):
 
 
 class WorkerUnavailable(RuntimeError):
-    """The zygote does not start or answer (the message has the last lines it printed)."""
+    """The zygote does not start or answer.
+
+    ``reason`` says so in the grader's words (what a scores file may show); the message adds the
+    last lines the zygote printed, for the grader's log.
+    """
+
+    def __init__(self, reason: str, said: str = ""):
+        super().__init__(reason + (f": {said}" if said else ""))
+        self.reason = reason
+
+
+def _become(uid: int) -> None:  # pragma: no cover - in a child, before it runs the zygote
+    """Drop every privilege: no groups, ``uid`` as every user and group ID (no capabilities left)."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def _chain(*steps):
+    """One ``preexec_fn`` running each of ``steps`` that is not None, in order."""
+    steps = [step for step in steps if step is not None]
+    return (lambda: [step() for step in steps]) if steps else None
 
 
 @dataclass
@@ -99,56 +139,106 @@ class Zygote:
     ----------
     environment : Environment
         What its workers see and may import.
-    isolated : bool
-        Run it in the bubblewrap sandbox (:mod:`coursekit.grading.isolation`); otherwise it is a plain
-        child process in a temporary folder of its own, replaced after every submission.
-    scratch : path
-        A private folder of the grader's for the zygote's files.
+    pool : WorkerPool
+        Whose confinement it gets: ``pool.mode`` is ``"bubblewrap"`` (the sandbox of
+        :mod:`coursekit.grading.isolation`), ``"user"`` (a user of its own,
+        :mod:`coursekit.grading.unprivileged`) or ``"none"`` (a plain child process in a temporary
+        folder of its own); ``pool.limits``, if set, bounds the zygote and all it starts as a whole
+        (:mod:`coursekit.grading.limits`). Unless confined by bubblewrap, a zygote is replaced after
+        every submission.
     """
 
-    def __init__(self, environment: Environment, isolated: bool, scratch):
-        self.environment, self.isolated, self.scratch = environment, isolated, Path(scratch)
+    def __init__(self, environment: Environment, pool: WorkerPool):
+        self.environment, self.pool, self.scratch = environment, pool, pool.scratch
+        self.isolated = pool.mode == "bubblewrap"
         self.process: subprocess.Popen | None = None
         self.worker: int | None = None
+        self.group = None
+        self.home: Path | None = None
+        self.folders: list[Path] = []
 
     def start(self) -> None:
         """Start the zygote and wait until it has imported the stack (WorkerUnavailable if it cannot)."""
         self.stop()
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         flags = [f"--ban={name}" for name in self.environment.banned]
-        if self.isolated:
+        preexec, mode = None, self.pool.mode
+        if mode == "bubblewrap":
             banned_file = self.scratch / "banned_module.py"
             banned_file.write_text(isolation.BANNED_MODULE)
             worker = [sys.executable, f"{isolation.GRADER_DIR}/worker.py", str(theirs.fileno()), "--isolated", *flags]
-            command = isolation.sandbox_command(self.environment, worker, banned_file)
-            home, cwd = isolation.SANDBOX_HOME, None
+            program = isolation.filter_file()
+            command = isolation.sandbox_command(self.environment, worker, banned_file, seccomp_fd=program)
+            home, cwd, passed = isolation.SANDBOX_HOME, None, (program,)
+        elif mode == "user":
+            cwd, programs = unprivileged.user_folder(self.pool.uid, self.environment.support)
+            self.folders = [cwd, programs]
+            program = isolation.filter_file()
+            command = [sys.executable, str(programs / "worker.py"), str(theirs.fileno()), "--user",
+                       f"--seccomp={program}", f"--tasks={TASKS}", *flags]
+            home, passed, preexec = str(cwd), (program,), functools.partial(_become, self.pool.uid)
         else:
             cwd = Path(tempfile.mkdtemp(prefix="worker-", dir=self.scratch))
+            self.folders = [cwd]
             if self.environment.support is not None:
                 shutil.copytree(self.environment.support, cwd, dirs_exist_ok=True,  # never the machinery
                                 ignore=lambda folder, names: [n for n in names if n in isolation.GRADER_PACKAGES])
             command = [sys.executable, str(isolation.HERE / "worker.py"), str(theirs.fileno()), *flags]
-            home = str(cwd)
-        self._log = tempfile.TemporaryFile(dir=self.scratch)
-        self.process = subprocess.Popen(command, cwd=cwd, env=_worker_environment(home), pass_fds=(theirs.fileno(),),
-                                        stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
-                                        start_new_session=True)
-        theirs.close()
-        self.control, self.home = control, cwd
-        ready = self._receive(STARTUP_SECONDS)
-        if not ready or not ready.get("ready") or ready.get("banned"):
-            self._log.seek(0)
-            said = self._log.read().decode(errors="replace").strip().splitlines()[-3:]
-            self.stop()
-            raise WorkerUnavailable("the grading worker did not start: " + (" / ".join(said) or "no message"))
-
-    def _receive(self, timeout: float) -> dict | None:
+            home, passed = str(cwd), ()
+        if self.pool.limits is not None:
+            self.group = limits.Group(self.pool.limits, f"zygote-{next(_ZYGOTES)}")
+            command = self.group.command(command)
+            preexec = _chain(self.group.preexec, preexec)
+        # Its output (and that of bubblewrap's init, which a worker can open through /proc/1/fd/1) goes
+        # to a pipe, read only while it starts: never to a file of the host's, which a worker could fill.
+        log, self._log = os.pipe()
         try:
-            self.control.settimeout(timeout)
-            message = self.control.recv(4096)
-            return json.loads(message) if message else None
-        except (OSError, ValueError):
+            self.process = subprocess.Popen(command, cwd=cwd, env=_worker_environment(home),
+                                            pass_fds=(theirs.fileno(), *passed), stdin=subprocess.DEVNULL,
+                                            stdout=self._log, stderr=self._log, start_new_session=True,
+                                            preexec_fn=preexec)
+        finally:
+            for descriptor in passed:
+                os.close(descriptor)
+            os.close(self._log)
+            self._log = log
+        os.set_blocking(log, False)
+        theirs.close()
+        self.control, self.home, self.said = control, cwd, b""
+        ready = self._receive(STARTUP_SECONDS, starting=True)
+        if not ready or not ready.get("ready") or ready.get("banned"):
+            said = self.said.decode(errors="replace").strip().splitlines()[-3:]
+            self.stop()
+            raise WorkerUnavailable("the grading worker did not start", " / ".join(said) or "no message")
+
+    def _receive(self, timeout: float, starting: bool = False) -> dict | None:
+        """The zygote's next control message (None if none comes in time).
+
+        While it is ``starting``, what it prints is read meanwhile; after that nobody reads it (a
+        worker that writes there fills a pipe and waits, alone).
+        """
+        deadline = time.monotonic() + timeout
+        watched = [self.control, self._log] if starting else [self.control]
+        try:
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                ready, _, _ = select.select(watched, [], [], left)
+                if self._log in ready:
+                    self._drain()
+                if self.control in ready:
+                    message = self.control.recv(4096)
+                    return json.loads(message) if message else None
+        except (OSError, ValueError, RecursionError):
             return None
+
+    def _drain(self) -> None:
+        """Keep the last 4 KiB the zygote printed (what a failed start reports)."""
+        try:
+            self.said = (self.said + os.read(self._log, 1 << 16))[-4096:]
+        except OSError:
+            pass
 
     def spawn(self, memory_bytes: int) -> socket.socket:
         """A fresh worker, forked by the zygote; the grader's end of its socket.
@@ -210,7 +300,7 @@ class Zygote:
             self.stop()
 
     def _end_worker(self) -> None:
-        if not self.isolated and self.worker is not None:  # its own session: the zygote's kill may miss some
+        if self.pool.mode == "none" and self.worker is not None:  # its own session: the zygote's kill may miss some
             try:
                 os.killpg(self.worker, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -218,7 +308,7 @@ class Zygote:
         self.worker = None
 
     def stop(self) -> None:
-        """Kill the zygote, its workers and (confined) the whole sandbox."""
+        """Kill the zygote, its workers and everything they started (the whole sandbox), and remove its files."""
         if self.process is None:
             return
         self._end_worker()
@@ -226,12 +316,26 @@ class Zygote:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        if self.pool.mode == "user":
+            unprivileged.kill_all(self.pool.uid)
+        if self.group is not None:  # whatever left the zygote's session and process group
+            self.pool.peak = max(self.pool.peak, self.group.peak_memory())
+            self.group.close()
+            self.group = None
         self.process.wait()
         self.control.close()
-        self._log.close()
-        if self.home is not None:
-            shutil.rmtree(self.home, ignore_errors=True)
-        self.process = None
+        os.close(self._log)
+        for folder in self.folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        self.process, self.folders = None, []
+
+    def peak_memory(self) -> int:
+        """The most memory this sandbox has held so far, tmpfs and kernel memory included (0 unbounded)."""
+        return self.group.peak_memory() if self.group is not None else 0
+
+    def oom_kills(self) -> int:
+        """How many processes of this sandbox the kernel has killed for its memory bound (0 unbounded)."""
+        return self.group.oom_kills() if self.group is not None else 0
 
 
 class WorkerPool:
@@ -248,18 +352,67 @@ class WorkerPool:
         would show one (see :func:`coursekit.grading.isolation.problem`).
     """
 
-    def __init__(self, isolation: str = "required", protect=()):
+    def __init__(self, isolation: str = "required", protect=(), memory_bytes: int = 2 * 2**30, bounded: bool = True):
         if isolation not in ("required", "auto", "off"):
             raise ValueError(f"isolation must be 'required', 'auto' or 'off', not {isolation!r}")
         self.protect = [Path(p) for p in protect]
         self.scratch = Path(tempfile.mkdtemp(prefix="lecturekit-grader-"))
         self.zygotes: dict[Environment, Zygote] = {}
         self.supports: dict[str, Path] = {}
-        found = None if isolation == "off" else isolation_problem(self.protect)
-        if found and isolation == "required":
+        self.uid: int | None = None
+        self.limits: limits.Limits | None = None
+        self.unbounded = ""  # why the sandboxes are not bounded as a whole, where they are not
+        self.peak = 0  # the most memory a sandbox of this pool held, of those stopped (see sandbox_peak)
+        try:
+            self.mode = self._mode(isolation)
+            if self.mode != "none":
+                found = limits.problem()
+                if found is None:
+                    self.limits = limits.Limits(int(memory_bytes) + ZYGOTE_MEMORY, TASKS, CPUS)
+                elif bounded and isolation == "required":
+                    raise IsolationUnavailable(f"the sandboxes cannot be bounded as a whole here: {found}")
+                else:
+                    self.unbounded = found
+        except BaseException:
             self.close()
+            raise
+
+    def _mode(self, isolation: str) -> str:
+        if isolation == "off":
+            return "none"
+        found = isolation_problem(self.protect)
+        if found is None:
+            return "bubblewrap"
+        if isolation == "required":
             raise IsolationUnavailable(found)
-        self.isolated = isolation != "off" and found is None
+        if os.geteuid() != 0 or syscalls.problem() is not None:
+            return "none"  # an ordinary user's process, in a container of its own
+        self.uid = unprivileged.unused_uid()
+        found = unprivileged.problem(self.uid, self.protect)
+        if found:
+            raise IsolationUnavailable(f"the worker cannot run as a user of its own: {found}")
+        return "user"
+
+    def sandbox_peak(self) -> int:
+        """The most memory any sandbox of this pool has held (0 where they are not bounded as a whole)."""
+        return max([self.peak, *(zygote.peak_memory() for zygote in self.zygotes.values())])
+
+    @property
+    def isolated(self) -> bool:
+        """The workers run in bubblewrap's sandbox (which a question's ban needs)."""
+        return self.mode == "bubblewrap"
+
+    @property
+    def confinement(self) -> str:
+        """How this pool's workers are confined, in a few words (for the grading log and results)."""
+        how = {"bubblewrap": "bubblewrap's sandbox and a system-call filter",
+               "user": f"an unprivileged user of its own (uid {self.uid}) and a system-call filter",
+               "none": "no confinement"}[self.mode]
+        if self.limits is not None:
+            how += f"; bounded as a whole by {limits.mechanism()}"
+        elif self.mode != "none":
+            how += f"; not bounded as a whole ({self.unbounded})"
+        return how
 
     def support(self, zip_path) -> Path | None:
         """The folder of an autograder's support files (its ``files/``), unpacked once per content.
@@ -312,7 +465,7 @@ class WorkerPool:
             if len(self.zygotes) >= 4:  # the assignment's own and those of questions with bans
                 oldest = next(iter(self.zygotes))
                 self.zygotes.pop(oldest).stop()
-            self.zygotes[environment] = Zygote(environment, self.isolated, self.scratch)
+            self.zygotes[environment] = Zygote(environment, self)
         return self.zygotes[environment]
 
     def close(self) -> None:
@@ -354,6 +507,8 @@ class Sandbox:
         self.channel: socket.socket | None = None
         self.allowance: int | None = None
         self.errors: list[str] = []
+        self.detached = False  # in a check's process (coursekit.grading.checking): never touch the zygote
+        self._kills = 0
 
     def start(self) -> None:
         """A fresh worker (ending the current one, if any); WorkerUnavailable if none can be had."""
@@ -369,15 +524,17 @@ class Sandbox:
         if self.channel is not None:
             self.channel.close()
             self.channel = None
-            if not release:
+            if not release and not self.detached:
                 self.zygote.reset()
-        if release:
+        if release and not self.detached:
             self.zygote.release()
 
-    def _request(self, message: dict, timeout: float, expect_value: bool = False) -> Outcome:
+    def _request(self, message: dict, timeout: float, expect_value: bool = False,
+                 limit: int = MAX_MESSAGE) -> Outcome:
         if self.channel is None:
             self.start()
         deadline = time.monotonic() + timeout
+        self._kills = self.zygote.oom_kills()
         try:
             data = json.dumps(message).encode()
             view = memoryview(HEADER.pack(len(data)) + data)
@@ -387,12 +544,12 @@ class Sandbox:
                     return self._fail("timeout")
                 view = view[self.channel.send(view[: 1 << 16]):]
             (size,) = HEADER.unpack(self._read(HEADER.size, deadline))
-            if size > MAX_MESSAGE or (self.allowance is not None and size > self.allowance):
+            if size > limit or (self.allowance is not None and size > self.allowance):
                 return self._fail("flood")
             if self.allowance is not None:
                 self.allowance -= size
             raw = self._read(size, deadline)
-            if _items(raw) > MAX_ITEMS:
+            if json_values(raw) > MAX_ITEMS:
                 return self._fail("flood")
             reply = json.loads(raw)
             del raw
@@ -406,9 +563,10 @@ class Sandbox:
         if expect_value and value is not None:
             try:
                 value = decode(value)
-            except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError):
+            except Exception:  # noqa: BLE001 - plain_data refuses what it cannot decode (ValueError), and more
                 return Outcome("error", "an answer that is not plain data")
-        outcome = Outcome(reply["status"], str(reply.get("detail", ""))[:80], value if expect_value else None)
+        detail = identifier(reply.get("detail")) if reply["status"] == "error" else ""
+        outcome = Outcome(reply["status"], detail, value if expect_value else None)
         if outcome.status == "error":
             self.errors.append(outcome.detail)
         if outcome.fatal:  # out of memory: what the worker holds may starve every later request
@@ -430,12 +588,14 @@ class Sandbox:
         return buffer
 
     def _fail(self, status: str) -> Outcome:
+        if status == "died" and self.zygote.oom_kills() > self._kills:
+            status = "memory"  # the kernel killed it for the sandbox's memory bound
         self.close(release=False)
         return Outcome(status)
 
     def run(self, source: str, timeout: float) -> Outcome:
-        """Run one cell's source."""
-        return self._request({"op": "run", "source": source}, timeout)
+        """Run one cell's source (its reply, a status, is read up to :data:`RUN_REPLY` bytes)."""
+        return self._request({"op": "run", "source": source}, timeout, limit=RUN_REPLY)
 
     def lookup(self, name: str, timeout: float) -> Outcome:
         """``value`` is ``("function", None)``, ``("value", the value)`` or ``("missing", None)``."""
@@ -449,8 +609,3 @@ class Sandbox:
         """Call the worker's function ``name``; ``value`` is what it returned."""
         return self._request({"op": "call", "name": name, "args": encode(list(args)),
                               "kwargs": encode(dict(kwargs))}, timeout, expect_value=True)
-
-
-def _items(raw) -> int:
-    """An upper bound on the JSON values and keys in ``raw``: each follows one of ``[{,:``."""
-    return raw.count(b"[") + raw.count(b"{") + raw.count(b",") + raw.count(b":") + 1

@@ -12,8 +12,9 @@ those calls under other numbers, kills the process.
 
 :func:`program` compiles the filter with libseccomp (``libseccomp.so.2``, loaded through ctypes:
 no C headers needed) into the classic-BPF program that ``bwrap --seccomp FD`` reads from a file
-descriptor; :func:`install` loads that program into the calling process with the C library alone,
-for a worker that runs without bubblewrap. :func:`problem` says why no filter can be built here.
+descriptor; :func:`install_filter` (:mod:`coursekit.grading.worker`'s, which runs as a script
+without this package) loads that program into the calling process with the C library alone, for a
+worker that runs without bubblewrap. :func:`problem` says why no filter can be built here.
 
 Derived for the grading pipeline described in the instructor guide; not part of the lecture.
 """
@@ -24,10 +25,11 @@ import ctypes
 import errno
 import functools
 import os
-import struct
 import sys
 
-__all__ = ["DENIED", "LIBRARY", "INSTALL_HINT", "install", "problem", "program", "syscall_number"]
+from coursekit.grading.worker import install_filter  # the worker loads the filter itself: see there
+
+__all__ = ["DENIED", "LIBRARY", "INSTALL_HINT", "install_filter", "problem", "program", "syscall_number"]
 
 LIBRARY = "libseccomp.so.2"
 INSTALL_HINT = ("install libseccomp (Debian, Ubuntu: `sudo apt-get install libseccomp2`; Fedora: "
@@ -186,29 +188,3 @@ def problem(library: str = LIBRARY) -> str | None:
     except RuntimeError as error:
         return str(error)
     return None
-
-
-def install(program: bytes) -> None:
-    """Load a compiled filter into the calling process, with the C library alone.
-
-    Sets ``PR_SET_NO_NEW_PRIVS`` (required to load a filter without privileges; nothing the process
-    runs next can gain any), then loads ``program``. The filter holds for the calling thread and
-    everything it starts afterwards, and cannot be removed: call it in a process that has not yet
-    started threads. Needs only ctypes, os and struct, so that a worker running as a script without
-    this package can carry a copy.
-
-    Parameters
-    ----------
-    program : bytes
-        What :func:`program` returns.
-    """
-    if not program or len(program) % 8 or len(program) > 8 * 4096:
-        raise ValueError(f"a seccomp program is 1 to 4096 instructions of 8 bytes, not {len(program)} bytes")
-    libc = ctypes.CDLL(None, use_errno=True)
-    instructions = ctypes.create_string_buffer(bytes(program), len(program))
-    fprog = ctypes.create_string_buffer(struct.pack("@HP", len(program) // 8, ctypes.addressof(instructions)))
-    # prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), then prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &sock_fprog, 0, 0)
-    for option, value, pointer in ((38, 1, None), (22, 2, fprog)):
-        if libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), pointer, ctypes.c_ulong(0), ctypes.c_ulong(0)):
-            code = ctypes.get_errno()
-            raise OSError(code, f"the system-call filter cannot be loaded (prctl {option}): {os.strerror(code)}")

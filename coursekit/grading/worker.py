@@ -13,12 +13,20 @@ code ever runs in the zygote; it is not dumpable, so a worker cannot trace it or
 
 When the zygote is the sandbox's only tenant (``--isolated``: its own PID namespace, private
 writable file systems), ``reset`` kills every process of the sandbox but itself and its init, then
-compares what the writable folders, System V IPC and the user's kernel keyrings hold with what
-they held when the zygote was ready, and reports the sandbox ``clean`` or not. The grader reuses a
-clean sandbox for the next submission and throws away any other: nothing a submission leaves
-behind (a process, a file, a shared-memory segment, a key) can reach the next. The zygote and
-every worker join a session keyring of their own, so no worker holds a key of the grader's
-session (a login's Kerberos tickets, say) or of another worker's.
+compares what the writable folders, System V IPC, the user's kernel keyrings and pid 1 (bubblewrap's
+init, by its program and command line) hold with what they held when the zygote was ready, and
+reports the sandbox ``clean`` or not. The grader reuses a clean sandbox for the next submission and
+throws away any other: nothing a submission leaves behind (a process, a file, a shared-memory
+segment, a key, a replaced init) can reach the next. Under the sandbox's system-call filter no
+worker can reach a keyring at all; unconfined, the zygote and every worker join a session keyring
+of their own, so no worker holds a key of the grader's session (a login's Kerberos tickets, say)
+or of another worker's.
+
+As a user of its own (``--user``, where bubblewrap cannot run: :mod:`coursekit.grading.unprivileged`),
+the zygote loads the system-call filter itself (:func:`install_filter`), limits that user's processes
+(``RLIMIT_NPROC``), and ``reset`` kills every process of that user but itself; it is replaced after
+every submission. A worker's processes have the highest ``oom_score_adj``, so that where the
+sandbox's memory bound is reached the kernel kills one of them, not the zygote.
 
 **The worker.** It runs notebook cells in an IPython shell and answers three requests over its
 socket: run this cell, what is this name (a value, as plain data, or a function), and call this
@@ -59,6 +67,7 @@ PRELOAD = ("numpy", "scipy", "scipy.stats", "scipy.optimize", "scipy.special", "
 # What a worker may write, and so what must look as it did when the zygote was ready.
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue")
 IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
+MAX_ENTRIES = 10_000  # in the writable folders: more is never clean (and is not walked further)
 PR_SET_DUMPABLE = 4
 # keyctl(2), which Python does not wrap: its system call number, and the operations used here.
 KEYCTL = {"x86_64": 250, "aarch64": 219, "riscv64": 219, "ppc64le": 271, "s390x": 280}.get(os.uname().machine)
@@ -137,6 +146,11 @@ def become_worker(channel_fd: int, memory_bytes: int, shell) -> None:  # pragma:
     keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # its keys die with it
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    try:  # where the sandbox's memory bound is reached, the kernel kills a worker's process, not the zygote
+        with open("/proc/self/oom_score_adj", "w") as adjust:
+            adjust.write("1000")
+    except OSError:
+        pass
     random.seed()  # as a fresh process would be: not the zygote's state, shared by every worker
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed()
@@ -172,6 +186,31 @@ def preload(banned: list[str]) -> None:
             __import__(module)
         except Exception:  # noqa: BLE001 - e.g. a module that needs a banned one: a worker imports it if it can
             pass
+
+
+def install_filter(program: bytes) -> None:
+    """Load a compiled system-call filter into the calling process, with the C library alone.
+
+    Sets ``PR_SET_NO_NEW_PRIVS`` (required to load a filter without privileges; nothing the process
+    runs next can gain any), then loads ``program`` (:func:`coursekit.grading.syscalls.program`).
+    The filter holds for the calling thread and everything it starts afterwards, and cannot be
+    removed: call it in a process that has not yet started threads.
+
+    Parameters
+    ----------
+    program : bytes
+        The classic-BPF program: 1 to 4096 instructions of 8 bytes.
+    """
+    if not program or len(program) % 8 or len(program) > 8 * 4096:
+        raise ValueError(f"a seccomp program is 1 to 4096 instructions of 8 bytes, not {len(program)} bytes")
+    libc = ctypes.CDLL(None, use_errno=True)
+    instructions = ctypes.create_string_buffer(bytes(program), len(program))
+    fprog = ctypes.create_string_buffer(struct.pack("@HP", len(program) // 8, ctypes.addressof(instructions)))
+    # prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), then prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &sock_fprog, 0, 0)
+    for option, value, pointer in ((38, 1, None), (22, 2, fprog)):
+        if libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), pointer, ctypes.c_ulong(0), ctypes.c_ulong(0)):
+            code = ctypes.get_errno()
+            raise OSError(code, f"the system-call filter cannot be loaded (prctl {option}): {os.strerror(code)}")
 
 
 def keyctl(*args) -> int:
@@ -210,15 +249,18 @@ def snapshot() -> tuple:
     -------
     tuple
         Every entry's folder, name, mode, size, modification time and inode under the working
-        folder and :data:`WRITABLE`, the number of lines of each of :data:`IPC_TABLES`, and the
-        keys of :func:`user_keys`. Raises OSError where a folder cannot be read (which the zygote
-        counts as not clean).
+        folder and :data:`WRITABLE`, the number of lines of each of :data:`IPC_TABLES`, the keys of
+        :func:`user_keys`, and what pid 1 runs (:func:`init`). Raises OSError where a folder cannot
+        be read or holds more than :data:`MAX_ENTRIES` entries (which the zygote counts as not
+        clean, without walking them all).
     """
     entries = []
     for top in (os.getcwd(), *WRITABLE):
         if not os.path.isdir(top):
             continue
         for folder, dirs, files in os.walk(top, onerror=_raise):
+            if len(entries) + len(dirs) + len(files) > MAX_ENTRIES:
+                raise OSError(f"more than {MAX_ENTRIES} entries")
             for name in dirs + files:
                 info = os.lstat(os.path.join(folder, name))
                 entries.append((folder, name, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino))
@@ -229,36 +271,59 @@ def snapshot() -> tuple:
                 tables.append(len(handle.read().splitlines()))
         except OSError:
             tables.append(-1)
-    return tuple(sorted(entries)), tuple(tables), user_keys()
+    return tuple(sorted(entries)), tuple(tables), user_keys(), init()
+
+
+def init() -> tuple:
+    """What the PID namespace's pid 1 runs: its program and command line (bubblewrap's, unless replaced)."""
+    try:
+        with open("/proc/1/cmdline", "rb") as handle:
+            return os.readlink("/proc/1/exe"), handle.read()
+    except OSError:
+        return ("unreadable",)
 
 
 def _raise(error: OSError) -> None:
     raise error
 
 
-def others(own: set[int]) -> list[int]:
-    """The processes of this PID namespace but ``own`` (the zygote and the sandbox's init)."""
-    return [int(n) for n in os.listdir("/proc") if n.isdigit() and int(n) not in own]
+def others(own: set[int], uid: int | None = None) -> list[int]:
+    """The processes this zygote can see but ``own``: every one of its PID namespace, or those of ``uid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) in own:
+            continue
+        if uid is not None:
+            try:
+                with open(f"/proc/{entry}/status") as status:
+                    if next(int(line.split()[1]) for line in status if line.startswith("Uid:")) != uid:
+                        continue
+            except (OSError, StopIteration, ValueError):
+                continue
+        found.append(int(entry))
+    return found
 
 
-def end_everything(isolated: bool, worker: int | None) -> bool:
+def end_everything(mode: str, worker: int | None) -> bool:
     """Kill the worker and all it started.
 
     Parameters
     ----------
-    isolated : bool
-        The zygote has a PID namespace of its own: kill every process of it but the zygote and
-        bubblewrap's init, again and again until none is left (at most 2 s). Otherwise kill the
-        worker's process group only.
+    mode : {"bubblewrap", "user", "none"}
+        ``"bubblewrap"``: the zygote has a PID namespace of its own: kill every process of it but the
+        zygote and bubblewrap's init. ``"user"``: the zygote runs as a user of its own: kill every
+        process of that user but the zygote. Either again and again until none is left (at most
+        2 s); ``kill(-1)`` reaches no other process in either. ``"none"``: kill the worker's process
+        group only.
     worker : int or None
         The worker's process ID (used unconfined).
 
     Returns
     -------
     bool
-        True when no process but the zygote and its init is left (always True unconfined).
+        True when no process but the zygote (and its init) is left (always True unconfined).
     """
-    if not isolated:
+    if mode == "none":
         if worker is not None:
             try:
                 os.killpg(worker, signal.SIGKILL)
@@ -266,15 +331,15 @@ def end_everything(isolated: bool, worker: int | None) -> bool:
                 pass
         _reap()
         return True
-    own = {1, os.getpid()}
+    own, uid = ({1, os.getpid()}, None) if mode == "bubblewrap" else ({os.getpid()}, os.getuid())
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:
         try:
-            os.kill(-1, signal.SIGKILL)  # every process of the namespace but init and the caller
+            os.kill(-1, signal.SIGKILL)  # every process of the namespace, or of the user, but init and the caller
         except ProcessLookupError:
             pass
         _reap()
-        if not others(own):
+        if not others(own, uid):
             return True
         time.sleep(0.005)
     return False
@@ -290,10 +355,23 @@ def _reap() -> None:
             return
 
 
-def zygote(control_fd: int, isolated: bool, banned: list[str]) -> None:  # pragma: no cover - sandboxed
-    """Import the stack, say ready, then spawn and reset workers on request (see the module docstring)."""
+def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = None,
+           tasks: int | None = None) -> None:  # pragma: no cover - sandboxed
+    """Import the stack, say ready, then spawn and reset workers on request (see the module docstring).
+
+    ``mode`` is how it is confined (see :func:`end_everything`); as a user of its own (``"user"``),
+    it loads the system-call filter from the file descriptor ``program`` itself and limits that
+    user's processes to ``tasks``.
+    """
+    isolated = mode == "bubblewrap"
     if isolated and not (os.getpid() == 2 and os.getppid() == 1):  # kill(-1) must never reach the host
         raise SystemExit("an isolated zygote must run in a PID namespace of its own, under bubblewrap's init")
+    if mode == "user":
+        if os.getuid() == 0 or os.getpid() == 1:  # kill(-1) must reach only this user's processes
+            raise SystemExit("a zygote of its own user must not run as root")
+        with os.fdopen(program, "rb") as handle:
+            install_filter(handle.read())
+        resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # hold none of the grader's keys
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
@@ -313,7 +391,7 @@ def zygote(control_fd: int, isolated: bool, banned: list[str]) -> None:  # pragm
         if not message:
             return
         request = json.loads(message)
-        alone = end_everything(isolated, worker)
+        alone = end_everything(mode, worker)
         worker = None
         if request["op"] == "spawn":
             (channel,) = fds
@@ -341,5 +419,8 @@ def zygote(control_fd: int, isolated: bool, banned: list[str]) -> None:  # pragm
 
 if __name__ == "__main__":  # pragma: no cover
     sys.path[0] = os.getcwd()  # the working folder, as a notebook's kernel has it; not this file's folder
-    zygote(int(sys.argv[1]), "--isolated" in sys.argv[2:],
-           [a.split("=", 1)[1] for a in sys.argv[2:] if a.startswith("--ban=")])
+    options = {a.split("=", 1)[0]: a.split("=", 1)[-1] for a in sys.argv[2:]}
+    zygote(int(sys.argv[1]), "bubblewrap" if "--isolated" in options else "user" if "--user" in options else "none",
+           [a.split("=", 1)[1] for a in sys.argv[2:] if a.startswith("--ban=")],
+           int(options["--seccomp"]) if "--seccomp" in options else None,
+           int(options["--tasks"]) if "--tasks" in options else None)

@@ -1,7 +1,7 @@
 """The system-call filter of grading workers (coursekit.grading.syscalls), on this machine's kernel.
 
 The filter runs as the grader will run it, in a bubblewrap sandbox (``bwrap --seccomp FD``), and
-loaded by :func:`~coursekit.grading.syscalls.install` into a plain process; in both, each denied
+loaded by :func:`~coursekit.grading.worker.install_filter` into a plain process; in both, each denied
 call a hostile notebook made fails with ``EPERM`` and a call of a foreign ABI kills the process,
 while a worker's real load (the scientific stack, IPython, processes and threads) works. The same
 calls made without the filter do not fail so, which shows that the filter is what stops them; and
@@ -140,7 +140,7 @@ def run(how: str, compiled: bytes, script: str, *args: str, folder) -> subproces
     """``python -c script args`` under the filter (``how``: "bwrap", "install") or without ("none").
 
     In bubblewrap the program comes through a memfd passed to ``--seccomp``; a plain process reads it
-    from its standard input and loads it with a copy of :func:`install`'s source, without coursekit.
+    from its standard input and loads it with a copy of :func:`install_filter`'s source, without coursekit.
     """
     environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1",
                    "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -154,8 +154,8 @@ def run(how: str, compiled: bytes, script: str, *args: str, folder) -> subproces
         home, fds, stdin = "/tmp", (memory,), None
     else:
         memory, home, fds = None, str(folder), ()
-        loader = "import ctypes, os, struct, sys\n" + inspect.getsource(syscalls.install)
-        loader += "install(sys.stdin.buffer.read())\n"
+        loader = "import ctypes, os, struct, sys\n" + inspect.getsource(syscalls.install_filter)
+        loader += "install_filter(sys.stdin.buffer.read())\n"
         command = [sys.executable, "-c", (loader if how == "install" else "") + script, *args]
         stdin = compiled if how == "install" else b""
     environment.update(HOME=home, MPLCONFIGDIR=f"{home}/.matplotlib", IPYTHONDIR=f"{home}/.ipython")
@@ -296,4 +296,4 @@ def test_problem_says_how_to_install_libseccomp_where_it_cannot_be_loaded():
 @pytest.mark.parametrize("program", [b"", b"1234567", bytes(8 * 4097)])
 def test_install_refuses_what_is_no_program(program):
     with pytest.raises(ValueError, match="instructions of 8 bytes"):
-        syscalls.install(program)
+        syscalls.install_filter(program)
