@@ -14,7 +14,8 @@
 #                      Binder badge; REPOSITORY_BRANCH (default main), JUPYTERHUB_URL optional
 #   make grade SUBMISSIONS=folder   grade every .ipynb under folder into folder/scores.csv, each
 #                      student's code confined by bubblewrap (it stops where bubblewrap cannot run;
-#                      UNISOLATED=1 grades anyway, unconfined), on a Dask cluster of this machine;
+#                      UNISOLATED=1 grades anyway, unconfined), each sandbox bounded as a whole by a
+#                      cgroup (UNBOUNDED=1 grades where none can be made), on a Dask cluster of this machine;
 #                      SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead
 #   make bench         benchmarks against scikit-learn
 #   make lock          re-freeze constraints.txt after changing requirements.txt
@@ -62,6 +63,7 @@ lab: assignments
 
 grade: $(STAMP)
 	$(PY) -m coursekit grade $(SUBMISSIONS) $(if $(filter 1 yes true,$(UNISOLATED)),--unisolated) \
+		$(if $(filter 1 yes true,$(UNBOUNDED)),--unbounded) \
 		$(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 bench: $(STAMP)

@@ -18,7 +18,8 @@ BOOK_SOURCE = BUILD / "source"
 
 
 def log(message: str) -> None:
-    print(f"[course] {message}", flush=True)
+    """Print ``message`` for the person at the terminal; a character the terminal cannot show is escaped."""
+    print(f"[course] {message}".encode("utf-8", "backslashreplace").decode("utf-8"), flush=True)
 
 
 def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:

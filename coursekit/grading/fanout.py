@@ -37,6 +37,9 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
+from coursekit.grading.untrusted import identifier
+from coursekit.repository import log
+
 __all__ = ["GraderProcess", "GradingPlugin", "grade_all", "grade_one", "SUBMISSION_TIMEOUT"]
 
 # The grader's own backstop for one submission (coursekit.grading.grader limits each cell and each check to
@@ -59,7 +62,8 @@ class GraderProcess:
         self.scratch = tempfile.mkdtemp(prefix="lecturekit-grader-")
         self.process = subprocess.Popen([sys.executable, "-m", "coursekit.grading.grader", "--serve"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                        env={**os.environ, "TMPDIR": self.scratch})
+                                        env={**os.environ, "TMPDIR": self.scratch, "OPENBLAS_NUM_THREADS": "1",
+                                             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
         self.buffer = b""
 
     def grade(self, request: dict, timeout: float) -> dict:
@@ -102,7 +106,7 @@ class GraderProcess:
 
 def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT,
               protect: tuple[Path, ...] = (), cell_seconds: float | None = None,
-              grader: GraderProcess | None = None, unisolated: bool = False) -> dict:
+              grader: GraderProcess | None = None, unisolated: bool = False, unbounded: bool = False) -> dict:
     """Grade one notebook with ``coursekit.grading.grader``, in ``grader`` or in a process of its own.
 
     Parameters
@@ -119,6 +123,8 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
         A grading process to reuse; None: one of its own.
     unisolated : bool
         Grade without confining the worker (never implicit: see ``coursekit/grading/gradebook.py``).
+    unbounded : bool
+        Grade where a sandbox cannot be bounded as a whole (never implicit either).
 
     Returns
     -------
@@ -127,7 +133,7 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
         "isolated": "yes" or "no"}``, with ``"error"`` where it could not be graded.
     """
     request = {"autograder": str(autograder), "submission": str(submission), "protect": [str(p) for p in protect],
-               "isolation": "off" if unisolated else "required", "budget_seconds": timeout,
+               "isolation": "off" if unisolated else "required", "bounded": not unbounded, "budget_seconds": timeout,
                "cell_seconds": cell_seconds}
     own = grader is None
     grader = grader or GraderProcess()
@@ -136,14 +142,16 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
     except TimeoutError:
         grader.close()
         return {"error": f"grading stopped after {timeout + 60:g} s"}
-    except (RuntimeError, ValueError) as error:
+    except (RuntimeError, ValueError) as error:  # what it said goes to the log, not to the scores file
+        log(f"{submission.name}: the grading process failed: {error}")
         grader.close()
-        return {"error": f"the grader failed: {error}"}
+        return {"error": "not graded: the grading process failed on this submission (its last words are in the log)"}
     finally:
         if own:
             grader.close()
     row = {"error": result.get("error", "")} if result.get("error") else {}
     row["isolated"] = "yes" if result.get("isolated") else "no"
+    row["memory"] = result.get("memory", {})  # not a column of the scores: for the log and the tests
     for question, entry in result["questions"].items():
         row[question] = entry["score"]
         row[f"{question} reason"] = entry["reason"]
@@ -170,7 +178,7 @@ class GradingPlugin(WorkerPlugin):
     ----------
     options : dict
         ``timeout``, ``protect`` (paths the workers must not see, as the client names them),
-        ``cell_seconds`` and ``unisolated``, as :func:`grade_one` takes them.
+        ``cell_seconds``, ``unisolated`` and ``unbounded``, as :func:`grade_one` takes them.
     """
 
     name = PLUGIN
@@ -214,7 +222,7 @@ class GradingPlugin(WorkerPlugin):
             protect = (*map(Path, self.options["protect"]), self.scratch, *_checkout())
             start = time.monotonic()
             row = grade_one(path, autograder, self.options["timeout"], protect, self.options["cell_seconds"],
-                            grader, self.options["unisolated"])
+                            grader, self.options["unisolated"], self.options.get("unbounded", False))
             row["seconds"] = round(time.monotonic() - start, 1)
             return row
         finally:
@@ -262,7 +270,7 @@ def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, schedule
         Each submission's name (unique, e.g. its path under the submissions folder), its notebook
         and its autograder zip.
     options : dict
-        For :class:`GradingPlugin`: ``timeout``, ``protect``, ``cell_seconds``, ``unisolated``.
+        For :class:`GradingPlugin`: ``timeout``, ``protect``, ``cell_seconds``, ``unisolated``, ``unbounded``.
     scheduler : str or None
         The address of an existing cluster's scheduler (``tcp://host:8786``); None: a local
         cluster of ``jobs`` threads (default: this machine's cores).
@@ -298,7 +306,8 @@ def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, schedule
             try:
                 rows[name] = future.result()
             except Exception as error:  # noqa: BLE001 - the cluster's failure (e.g. KilledWorker), not the student's
-                rows[name] = {"error": f"not graded: {type(error).__name__}: {error}"[:300]}
+                log(f"{name}: the grading cluster failed: {type(error).__name__}: {error}")
+                rows[name] = {"error": f"not graded: the grading cluster failed ({identifier(type(error).__name__)})"}
             future.release()
             if done is not None:
                 done(name, rows[name])

@@ -17,31 +17,68 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
+import math
 import os
 import re
 from pathlib import Path
 
-from coursekit.grading import isolation
+from coursekit.grading import isolation, limits, submission
 from coursekit.grading.fanout import SUBMISSION_TIMEOUT, GraderProcess, grade_all, grade_one  # noqa: F401 (the API)
+from coursekit.grading.untrusted import plain
 from coursekit.repository import DIST, ROOT, log
 
 UNISOLATED_HINT = "make grade SUBMISSIONS=... UNISOLATED=1 (python -m coursekit grade --unisolated)"
+UNBOUNDED_HINT = "make grade SUBMISSIONS=... UNBOUNDED=1 (python -m coursekit grade --unbounded)"
+# What one grading job may hold at worst: its sandbox's bound (the worker's 2 GiB and the zygote's 1 GiB),
+# a check's process (1 GiB above the grader's own) and the grading process itself.
+MEMORY_PER_JOB = 5 * 2**30
 
 
-def assignment_name(path: Path) -> str | None:
-    """The assignment a submitted notebook belongs to (its otter metadata, else its file name)."""
+def _memory() -> int:
+    """This machine's memory in bytes (MemTotal), or a figure that keeps the default jobs where unknown."""
     try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        name = ((nb.get("metadata") or {}).get("otter") or {}).get("assignment_name")
-    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
-        return None  # the grader reports what is wrong with it
-    return name or path.stem
+        with open("/proc/meminfo") as meminfo:
+            return next(int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemTotal:"))
+    except (OSError, StopIteration, ValueError):
+        return 2**62
+
+
+def assignment_name(path: Path) -> str:
+    """The assignment a submitted notebook belongs to (its otter metadata, else its file name).
+
+    Raises
+    ------
+    coursekit.grading.submission.Unreadable
+        It is not a notebook the grader can read (the message says why).
+    """
+    return submission.assignment_name(submission.read(path)) or path.stem
+
+
+def clean_row(row: dict) -> dict:
+    """A grading result made fit for the scores file: known columns, finite scores, plain text.
+
+    A row comes from a grading process that read what a student sent; whatever slipped through,
+    only a question's score (a finite number), its reason, the points possible, the seconds, the
+    ``isolated`` flag and the error reach the file, each string printable ASCII of bounded length.
+    """
+    clean = {}
+    for key, value in row.items():
+        if not isinstance(key, str):
+            continue
+        if re.fullmatch(r"q\d+\w{0,20}", key) or key in ("possible", "seconds"):
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                clean[key] = value
+        elif re.fullmatch(r"q\d+\w{0,20} reason", key) or key in ("error", "isolated"):
+            clean[key] = plain(value)
+        elif key == "memory" and isinstance(value, dict):  # peaks, for the log (not a column)
+            clean[key] = {k: v for k, v in value.items() if k in ("grader", "sandbox") and type(v) is int}
+    return clean
 
 
 def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograder",
           timeout: float = SUBMISSION_TIMEOUT, jobs: int | None = None, progress: bool = False,
-          cell_seconds: float | None = None, unisolated: bool = False, scheduler: str | None = None) -> list[dict]:
+          cell_seconds: float | None = None, unisolated: bool = False, scheduler: str | None = None,
+          unbounded: bool = False) -> list[dict]:
     """Grade every notebook under ``submissions`` and write one row per submission to ``out_csv``.
 
     Parameters
@@ -55,7 +92,8 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
     timeout : float
         The longest one submission may take.
     jobs : int or None
-        Submissions graded at a time on the local cluster (default: the number of CPUs).
+        Submissions graded at a time on the local cluster (default: the number of CPUs, and no more
+        than one per :data:`MEMORY_PER_JOB` of the machine's memory).
     progress : bool
         Show a progress bar.
     cell_seconds : float or None
@@ -66,6 +104,10 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
     scheduler : str or None
         The address of a Dask scheduler (``tcp://host:8786``) whose workers grade; None: a local
         cluster of ``jobs`` threads, started for this batch.
+    unbounded : bool
+        Grade even where a sandbox cannot be bounded as a whole (no cgroup can be made here:
+        :mod:`coursekit.grading.limits`), each worker limited by process only. Without it, grading
+        stops first if they cannot be (SystemExit, saying what would bound them).
 
     Returns
     -------
@@ -88,21 +130,30 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
                          "Without that, a submission can read the repository, the hidden tests and other "
                          "students' notebooks, and change your files. To grade anyway, knowing this: "
                          + UNISOLATED_HINT)
-    jobs = jobs or os.cpu_count() or 1
+    unbound = None if unisolated or unbounded else limits.problem()
+    if unbound:
+        raise SystemExit(f"Not grading: the sandboxes cannot be bounded as a whole here: {unbound}.\n"
+                         "Without that, one submission can take the machine's memory, processes or CPU from its "
+                         "classmates (each process is still limited). To grade anyway, knowing this: "
+                         + UNBOUNDED_HINT)
+    jobs = jobs or min(os.cpu_count() or 1, max(1, _memory() // MEMORY_PER_JOB))
     how = ("WITHOUT confining the workers (a submission can read and change whatever you can)" if unisolated
-           else "each worker confined by bubblewrap")
+           else "each worker confined by bubblewrap" + (
+               f" and bounded as a whole by {limits.mechanism()}" if not unbounded else ", WITHOUT bounds as a whole"))
     where = f"on the Dask cluster at {scheduler}" if scheduler else f"{jobs} at a time"
     log(f"grading {len(paths)} submissions, {where}, {how}; each is stopped after {timeout / 60:g} min")
 
     rows, tasks = {}, []
     for path in paths:
-        name = assignment_name(path)
-        zip_path = autograders / f"{name}-autograder.zip"
         key = str(path.relative_to(submissions))
-        rows[key] = {"submission": key, "assignment": name or ""}
-        if name is None:
-            rows[key]["error"] = "not a notebook: the file is not valid notebook JSON"
-        elif path.stem != name and (autograders / f"{path.stem}-autograder.zip").exists():
+        try:
+            name = assignment_name(path)
+        except submission.Unreadable as error:
+            rows[key] = {"submission": key, "assignment": "", "error": f"not a readable notebook ({error})"}
+            continue
+        zip_path = autograders / f"{name}-autograder.zip"
+        rows[key] = {"submission": key, "assignment": name}
+        if path.stem != name and (autograders / f"{path.stem}-autograder.zip").exists():
             rows[key]["error"] = (f"this notebook is for assignment {name!r}, but it was submitted as {path.name}; "
                                   "ask for the notebook of that assignment")
         elif not zip_path.exists():
@@ -117,7 +168,7 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
         bar = tqdm(total=len(paths), unit="submission")
 
     def finished(key: str, row: dict) -> None:
-        rows[key].update(row)
+        rows[key].update(clean_row(row))
         rows[key]["total"] = sum(v for k, v in rows[key].items() if re.fullmatch(r"q\d+\w*", k))
         if bar is not None:
             bar.update()
@@ -126,11 +177,14 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
     for key in rows.keys() - {key for key, _, _ in tasks}:
         finished(key, {})
     options = {"timeout": timeout, "protect": [str(p) for p in protect], "cell_seconds": cell_seconds,
-               "unisolated": unisolated}
+               "unisolated": unisolated, "unbounded": unbounded}
     if tasks:
         grade_all(tasks, options, scheduler, jobs, finished)
     if bar is not None:
         bar.close()
+    peaks = [row.get("memory", {}) for row in rows.values()]
+    grader, sandbox = (max([p.get(part, 0) for p in peaks] or [0]) / 2**20 for part in ("grader", "sandbox"))
+    log(f"the grading processes held at most {grader:.0f} MiB, a sandbox at most {sandbox:.0f} MiB")
     write_scores(list(rows.values()), out_csv)  # in the order of the paths
     return list(rows.values())
 
@@ -147,8 +201,9 @@ def write_scores(rows: list[dict], out_csv: Path) -> None:
         columns += [question, f"{question} reason"]
     columns += ["total", "possible", "seconds", "isolated", "error"]
     out_csv.parent.mkdir(parents=True, exist_ok=True)
-    with out_csv.open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns, restval="")
+    # Names of submitted files may hold any character the file system allows: none can fail the file.
+    with out_csv.open("w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, restval="", extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
     summary = []
@@ -162,7 +217,7 @@ def write_scores(rows: list[dict], out_csv: Path) -> None:
             "timed out": sum("timed out" in reason for reason in reasons),
             "crashed": sum("process died" in reason for reason in reasons),
             "out of memory": sum("GiB" in reason for reason in reasons)})
-    with (out_csv.parent / "summary.csv").open("w", newline="") as handle:
+    with (out_csv.parent / "summary.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=["question", "submissions", "mean", "full", "timed out",
                                                     "crashed", "out of memory"])
         writer.writeheader()
@@ -184,9 +239,12 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser.add_argument("--scheduler", default=None,
                         help="grade on the Dask cluster of this scheduler (tcp://host:8786); "
                              "default: a local cluster sized to this machine")
+    parser.add_argument("--unbounded", action="store_true",
+                        help="grade even where a sandbox cannot be bounded as a whole (no cgroup can be made "
+                             "here): each worker process is still limited, the sandbox as a whole is not")
     parser.add_argument("--unisolated", action="store_true",
                         help="grade even where the students' code cannot be confined (bubblewrap missing "
                              "or unable to run): a submission can then read and change whatever you can")
     args = parser.parse_args(argv)
     grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders, progress=True,
-          unisolated=args.unisolated, scheduler=args.scheduler)
+          unisolated=args.unisolated, scheduler=args.scheduler, unbounded=args.unbounded)
