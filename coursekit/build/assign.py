@@ -131,7 +131,7 @@ def complete_autograder(generated: Path, target: Path, rules: dict | None = None
     setup = entries["setup.sh"].decode()
     if "\napt-get update\n" not in setup:
         raise SystemExit("otter's setup.sh no longer runs `apt-get update`: put bubblewrap's installation elsewhere")
-    entries["setup.sh"] = setup.replace("\napt-get update\n", f"\napt-get update\n{SETUP_BUBBLEWRAP}\n", 1).encode()
+    entries["setup.sh"] = setup.replace("\napt-get update\n", f"\napt-get update\n{SETUP_GRADING}\n", 1).encode()
     entries["environment.yml"] = grading_environment().encode()
     entries["run_autograder"] = RUN_AUTOGRADER.encode()
     entries["questions.json"] = json.dumps(rules or {}, indent=1, sort_keys=True).encode()
@@ -165,12 +165,18 @@ if [ -x /root/miniforge3/bin/mamba ]; then
 fi
 submission=$(ls "$root"/submission/*.ipynb | head -n 1)
 mkdir -p "$root/results"
-# Confined by bubblewrap where the container allows it; each submission has a container of its own.
+# Confined by bubblewrap where the container allows it; where it does not, the worker runs as an
+# unprivileged user of its own, which must not read the tests, the submission or the results (root's
+# alone), but must reach the environment (setup.sh makes /root searchable).
+chmod 700 "$root/source" "$root/submission" "$root/results"
 "${PYTHON:-python}" -m coursekit.grading.grader "$root/source" "$submission" --isolation auto \\
-    --protect "$root/submission" --gradescope "$root/results/results.json" > /dev/null
+    --protect "$root/submission" --protect "$root/results" --gradescope "$root/results/results.json" > /dev/null
 """
-# Added to otter's setup.sh: bubblewrap, which confines the grading worker (coursekit.grading.isolation).
-SETUP_BUBBLEWRAP = "apt-get install -y bubblewrap"
+# Added to otter's setup.sh: bubblewrap, which confines the grading worker (coursekit.grading.isolation),
+# libseccomp, which builds its system-call filter (coursekit.grading.syscalls), and, for a container
+# where bubblewrap cannot run, /root searchable but not readable, so that a worker running as a user of
+# its own reaches the environment in /root/miniforge3 (coursekit.grading.unprivileged).
+SETUP_GRADING = "apt-get install -y bubblewrap libseccomp2\nchmod 711 /root"
 
 
 def grader_files() -> list[Path]:
