@@ -18,7 +18,10 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
+import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,18 +29,24 @@ import nbformat
 import numpy as np
 import pytest
 
+from . import attacks as hostile
+from .attacks import FORGE
 from conftest import ROOT
 from coursekit import exercises
-from coursekit.build.assign import SETUP_BUBBLEWRAP
-from coursekit.grading import gradebook, isolation
+from coursekit.build.assign import SETUP_GRADING
+from coursekit.grading import gradebook, isolation, limits, sandbox
 from coursekit.grading.gradebook import grade
+from coursekit.grading.grader import DEFAULT_MEMORY
 from coursekit.grading.plain_data import Unrepresentable, decode, encode
-from coursekit.grading.sandbox import MAX_CHECK_BYTES, MAX_MESSAGE
+from coursekit.grading.sandbox import MAX_MESSAGE
 from coursekit.repository import MASTERS
 
 BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
 FULL = {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3}
 CELL_SECONDS = 8  # instead of the assignment's 20, to keep the battery short
+CLASSMATES = ("aa-classmate", "zz-classmate-1", "zz-classmate-2", "zz-classmate-3", "zz-classmate-4")
+GRADER_GROWTH = 64 * 2**20  # what one small submission may add to the grading process's peak memory
+GRADER_BOUND = 2**30  # a grading process's peak, whatever it grades (its checks run in processes of their own)
 
 WRONG = {  # every answer wrong, in every public and hidden test
     0: "def positive_predictive_value(prevalence, sensitivity, specificity):\n    return 0.5\n",
@@ -132,7 +141,7 @@ def _walk(tops, wanted, seconds=4.0, depth=7):
 """
 
 
-def attacks(zip_path: Path, master: Path) -> dict[str, str]:
+def searches(zip_path: Path, master: Path) -> dict[str, str]:
     """Cells that look for the answers outside the submission and run them where they find them."""
     repo, above = str(ROOT), str(ROOT.parent)
     return {
@@ -241,12 +250,23 @@ def battery(release, other_sections, tmp_path_factory):
         # 256 MiB blocks reserved but never written: the address-space limit is reached at once, however
         # busy the machine (writing 2 GiB of pages can outlast the 8 s limit on a loaded one).
         "exhausts-memory-in-q1": {**good, 0: "hoard = []\nwhile True:\n    hoard.append(np.empty(2**25))\n"},
-        **{name: {5: cell} for name, cell in attacks(zip_path, master).items()},
+        **{name: {5: cell} for name, cell in searches(zip_path, master).items()},
     }
     folder = tmp_path_factory.mktemp("hostile")
     for name, answers in cases.items():
         (folder / name).mkdir()
         nbformat.write(exercises.grading_copy(student, answers), folder / name / f"{BAYES}.ipynb")
+    # The attacks on the sandbox and on the grader (attacks.py), with honest classmates graded before,
+    # beside and after them.
+    notebooks = {name: hostile.notebook(student, good, name) for name in hostile.CELLS}
+    notebooks.update({name: exercises.grading_copy(student, good) for name in CLASSMATES})
+    for name, nb in notebooks.items():
+        (folder / name).mkdir()
+        nbformat.write(nb, folder / name / f"{BAYES}.ipynb")
+    texts = {"two-million-names": hostile.two_million_names(student, good), **hostile.unreadable_files(BAYES)}
+    for name, text in texts.items():
+        (folder / name).mkdir()
+        (folder / name / f"{BAYES}.ipynb").write_text(text)
     (folder / "not-json").mkdir()
     (folder / "not-json" / f"{BAYES}.ipynb").write_text("{ this is not json")
     (folder / "other-assignment").mkdir()
@@ -256,14 +276,22 @@ def battery(release, other_sections, tmp_path_factory):
     (folder / "no-cells").mkdir()
     (folder / "no-cells" / f"{BAYES}.ipynb").write_text(json.dumps(
         {"metadata": {"otter": {"assignment_name": BAYES}}, "nbformat": 4}))
+    # The grading processes' temporary folders, and so every sandbox's command line, name this folder:
+    # what is left running afterwards is found by it.
+    scratch, previous = Path(tempfile.mkdtemp(prefix="lecturekit-battery-")), tempfile.tempdir
+    tempfile.tempdir = str(scratch)
     start = time.monotonic()
-    grade(folder, folder / "scores.csv", release / "autograder", cell_seconds=CELL_SECONDS)
+    try:
+        rows = grade(folder, folder / "scores.csv", release / "autograder", cell_seconds=CELL_SECONDS, jobs=2)
+    finally:
+        tempfile.tempdir = previous
     seconds = time.monotonic() - start
     with (folder / "scores.csv").open() as handle:
         table = {row["submission"].split("/")[0]: row for row in csv.DictReader(handle)}
     with (folder / "summary.csv").open() as handle:
         summary = {row["question"]: row for row in csv.DictReader(handle)}
-    return table, summary, seconds
+    yield table, summary, seconds, {row["submission"].split("/")[0]: row for row in rows}, scratch, folder
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def scores(row) -> dict[str, float]:
@@ -271,7 +299,7 @@ def scores(row) -> dict[str, float]:
 
 
 def test_honest_blank_and_wrong(battery):
-    table, _, _ = battery
+    table, *_ = battery
     assert scores(table["honest"]) == FULL and float(table["honest"]["total"]) == 19
     assert float(table["honest"]["possible"]) == 19
     assert scores(table["blank"]) == dict.fromkeys(FULL, 0)
@@ -289,7 +317,7 @@ def test_honest_blank_and_wrong(battery):
                                   "git-show-head", "globs-other-sections", "reads-proc-root-and-cwd",
                                   "searches-the-disk", "reads-history-and-cache"])
 def test_no_submission_raises_its_own_score(battery, case):
-    table, _, _ = battery
+    table, *_ = battery
     assert scores(table[case]) == dict.fromkeys(FULL, 0), table[case]
     assert table[case]["isolated"] == "yes"
     assert not (ROOT / "lecturekit" / "_tampered.py").exists()
@@ -306,7 +334,7 @@ def test_no_submission_raises_its_own_score(battery, case):
     ("exhausts-memory-in-q1", "q1", "used more than 2 GiB in this cell"),
 ])
 def test_a_fault_costs_its_question_only(battery, case, question, reason):
-    table, _, _ = battery
+    table, *_ = battery
     row = table[case]
     assert row["error"] == ""
     assert scores(row) == {**FULL, question: 0}, row
@@ -314,49 +342,97 @@ def test_a_fault_costs_its_question_only(battery, case, question, reason):
 
 
 @pytest.mark.parametrize("case, message", [
-    ("not-json", "not valid notebook JSON"),
+    ("not-json", "not a readable notebook (the notebook is not JSON"),
     ("other-assignment", "is for assignment '02.01-The-Multivariate-Gaussian'"),
     ("no-cells", "not a readable notebook"),
 ])
 def test_malformed_submissions_get_a_row_saying_so(battery, case, message):
-    table, _, _ = battery
+    table, *_ = battery
     assert message in table[case]["error"], table[case]["error"]
     assert float(table[case]["total"]) == 0
 
 
 def test_the_summary_counts_faults_and_the_batch_ends_in_bounded_time(battery):
-    _, summary, seconds = battery
-    assert summary["q2"]["timed out"] == "1" and summary["q3"]["timed out"] == "2"
-    assert summary["q5"]["crashed"] == "1" and summary["q6"]["crashed"] == "1"
-    assert summary["q1"]["out of memory"] == "1"
+    _, summary, seconds, *_ = battery
+    assert int(summary["q2"]["timed out"]) >= 1 and int(summary["q3"]["timed out"]) >= 2
+    assert int(summary["q5"]["timed out"]) >= 2  # the towers of powers, whose check is stopped
+    assert int(summary["q5"]["crashed"]) >= 1 and int(summary["q6"]["crashed"]) >= 1
+    assert int(summary["q1"]["out of memory"]) >= 1
     assert float(summary["q1"]["mean"]) < 3
-    assert seconds < 300  # 22 submissions, two at a time, with four 8-second limits hit
+    # A bound on the whole batch (44 submissions, two at a time, a dozen 8-second limits hit), where one
+    # submission once held a grader for 960 s: it ends, and soon.
+    assert seconds < 600
+
+
+# --------------------------------------------------------------------------- attacks on the class
+
+
+def test_every_row_is_present_and_every_classmate_gets_full_marks(battery):
+    table, *_, folder = battery
+    assert set(table) == {path.name for path in folder.iterdir() if path.is_dir()}
+    for name in CLASSMATES:
+        assert scores(table[name]) == FULL and table[name]["error"] == "", table[name]
+
+
+@pytest.mark.parametrize("name", sorted(hostile.CELLS))
+def test_no_attack_earns_more_than_its_honest_work(battery, name):
+    table, *_ = battery
+    honest = name in hostile.HONEST_ELSEWHERE
+    expected = {q: FULL[q] if honest and i not in hostile.CELLS[name] else 0 for i, q in enumerate(FULL)}
+    assert scores(table[name]) == expected, table[name]
+
+
+def test_a_first_cell_of_two_million_names_costs_its_own_grade_only(battery):
+    table, *_ = battery
+    row = table["two-million-names"]
+    assert row["error"] == "" and float(row["total"]) <= 19, row
+
+
+@pytest.mark.parametrize("name", sorted(hostile.unreadable_files(BAYES)))
+def test_a_file_that_is_no_notebook_is_a_row_saying_so(battery, name):
+    table, *_ = battery
+    assert table[name]["error"].startswith("not a readable notebook ("), table[name]
+    assert float(table[name]["total"]) == 0
+
+
+def test_the_scores_file_holds_only_what_the_grader_wrote(battery):
+    table, *_, folder = battery
+    text = (folder / "scores.csv").read_bytes()
+    assert max(text) < 128  # plain ASCII, whatever the submissions sent
+    for trace in (b"/tmp", b"/proc", b"MemTotal", b"\\udcff", b"lecturekit-grader"):
+        assert trace not in text, trace
+    assert not re.search(rb"\d+\.\d\d \d+\.\d\d \d+\.\d\d", text)  # a load average
+    assert table["exception-names"]["q1 reason"] == "raised an exception in this cell"
+    assert "timed out after 8 s while checking this question" in table["power-tower"]["q5 reason"]
+
+
+def test_nothing_a_submission_started_outlives_the_batch(battery):
+    *_, scratch, _ = battery
+    left = subprocess.run(["pgrep", "-f", str(scratch)], capture_output=True, text=True).stdout.split()
+    assert not left, subprocess.run(["ps", "-o", "pid,cmd", "-p", ",".join(left)], capture_output=True,
+                                    text=True).stdout
+    # No cgroup of a grading process that has ended (the groups of other tests' live ones may exist).
+    stale = [group for group in Path("/sys/fs/cgroup").glob(f"*/**/{limits.PREFIX}*")
+             if not Path(f"/proc/{group.name.removeprefix(limits.PREFIX)}").exists()]
+    assert not stale, stale
+
+
+def test_the_grader_and_every_sandbox_stay_within_their_bounds(battery):
+    *_, rows, _, _ = battery
+    bound = DEFAULT_MEMORY + sandbox.ZYGOTE_MEMORY
+    peaks = {name: row["memory"] for name, row in rows.items() if row.get("memory")}
+    assert set(peaks) == {name for name, row in rows.items() if not row.get("error")}
+    for name, memory in peaks.items():
+        assert memory["grader"] < GRADER_BOUND, (name, memory)
+        assert memory["sandbox"] <= bound, (name, memory)
+    assert max(memory["sandbox"] for memory in peaks.values()) > 2**30  # the attacks did press on the bound
 
 
 # --------------------------------------------------------------------------- the grader's memory
 
 # A worker is the student's process and writes what it likes to its end of the socket: here, while
-# a cell runs, a reply the grader did not ask for. {"i": "1"} list items cost the grader's JSON parser
-# about 25 times their size (40 MB once took a grader from 28 MB to 834 MB).
-FORGE = """
-import os, struct
-def forge(size, item=b'{"i": "1"}, '):
-    body = b'{"status": "ok", "value": {"l": [' + item * ((size - 60) // len(item)) + b'{"i": "1"}]}}'
-    for fd in os.listdir('/proc/self/fd'):
-        try:
-            kind = os.readlink(f'/proc/self/fd/{fd}')
-            flags = int(open(f'/proc/self/fdinfo/{fd}').read().split('flags:')[1].split()[0], 8)
-        except (OSError, IndexError):
-            continue
-        if kind.startswith('socket:') or (kind.startswith('pipe:') and flags & 3 == 1):
-            try:
-                os.write(int(fd), struct.pack('!Q', len(body)))
-                view = memoryview(body)
-                while view:
-                    view = view[os.write(int(fd), view):]
-            except OSError:
-                pass
-"""
+# a cell runs or while the check calls its function, a reply the grader did not ask for. {"i": "1"}
+# list items cost a JSON parser about 25 times their size (40 MB once took a grader from 28 MB to 834 MB).
 
 
 def peak_memory(pid: int) -> int:
@@ -368,13 +444,17 @@ def peak_memory(pid: int) -> int:
 def test_a_forged_reply_costs_the_grader_a_bounded_amount_and_classmates_nothing(release, tmp_path):
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
     good = solutions()
+    when_called = good[1].replace("def add_k_estimate(counts, k):\n", "def add_k_estimate(counts, k):\n    forge({})\n")
+    assert when_called != good[1]
     cases = {"honest-before": good,
+             # while a cell runs: its reply is a status, read up to RUN_REPLY bytes
              "forges-40-MB": {**good, 0: FORGE + "forge(40_000_000)\n" + good[0]},
-             # just under the size limit: read, then refused for its 3 million JSON values
              "forges-under-the-limit": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100})\n" + good[0]},
-             # under both limits: a valid reply, read and parsed (it only confuses its own grading)
-             "forges-a-valid-reply": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100}, item=b'{{\"s\": \"' "
-                                                          "+ b'x' * 4000 + b'\"}, ')\n" + good[0]},
+             # while the check calls the function: read in the check's own process, up to MAX_MESSAGE and
+             # MAX_ITEMS (refused for its 3 million values), or read and parsed (it only confuses its own grading)
+             "forges-when-called": {**good, 1: FORGE + when_called.format(MAX_MESSAGE - 100)},
+             "forges-a-valid-reply-when-called": {**good, 1: FORGE + when_called.format(
+                 f"{MAX_MESSAGE - 100}, item=b'{{\"s\": \"' + b'x' * 4000 + b'\"}}, '")},
              "honest-after": good}
     grader, rows = gradebook.GraderProcess(), {}
     try:
@@ -390,13 +470,12 @@ def test_a_forged_reply_costs_the_grader_a_bounded_amount_and_classmates_nothing
     finally:
         grader.close()
     assert scores(rows["honest-before"]) == scores(rows["honest-after"]) == FULL
-    for name in ("forges-40-MB", "forges-under-the-limit"):
-        assert scores(rows[name]) == {**FULL, "q1": 0}, rows[name]
-        assert "sent the grader more than it reads" in rows[name]["q1 reason"], rows[name]["q1 reason"]
-    # Documented in coursekit.grading.sandbox: a submission costs the grader at most about
-    # MAX_CHECK_BYTES + 3 MAX_MESSAGE above what it holds anyway.
-    bound = MAX_CHECK_BYTES + 3 * MAX_MESSAGE
-    assert peak - baseline < bound, f"the grader's peak rose by {(peak - baseline) / 2**20:.0f} MiB"
+    for name, question in (("forges-40-MB", "q1"), ("forges-under-the-limit", "q1"), ("forges-when-called", "q2")):
+        assert scores(rows[name]) == {**FULL, question: 0}, rows[name]
+        assert "sent the grader more than it reads" in rows[name][f"{question} reason"], rows[name]
+    # Documented in coursekit.grading.sandbox and checking: what a worker sends reaches the grading
+    # process only as a cell's status; answers are read and decoded in each check's own process.
+    assert peak - baseline < GRADER_GROWTH, f"the grader's peak rose by {(peak - baseline) / 2**20:.0f} MiB"
 
 
 # --------------------------------------------------------------------------- bans that hold
@@ -499,10 +578,10 @@ def test_the_zips_run_autograder_grades_with_this_grader_as_a_grading_image_woul
     nbformat.write(exercises.grading_copy(student, answers), root / "submission" / f"{BAYES}.ipynb")
     script = root / "source" / "run_autograder"
     assert "coursekit.grading.grader" in script.read_text() and "--isolation auto" in script.read_text()
-    assert SETUP_BUBBLEWRAP in (root / "source" / "setup.sh").read_text()  # the image gets bubblewrap
+    assert SETUP_GRADING in (root / "source" / "setup.sh").read_text()  # the image gets bubblewrap
     subprocess.run(["bash", str(script)], check=True, timeout=300,
                    env={"PATH": "/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable})
     results = json.loads((root / "results" / "results.json").read_text())
-    assert "in a sandbox" in results["output"]  # bubblewrap runs here, as in CI
+    assert "bubblewrap's sandbox" in results["extra_data"]["confinement"]  # bubblewrap runs here, as in CI
     assert {t["name"]: t["score"] for t in results["tests"]} == {**FULL, "q1": 0}
     assert results["score"] == 16 and all(t["max_score"] == FULL[t["name"]] for t in results["tests"])

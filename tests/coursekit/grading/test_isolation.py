@@ -8,6 +8,7 @@ what a submission leaves for the next one. tests/test_grader.py grades whole hos
 
 from __future__ import annotations
 
+import errno
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,10 @@ import pytest
 from conftest import ROOT
 from coursekit.grading import isolation, worker
 from coursekit.grading.isolation import Environment
+from coursekit.grading import sandbox as sandbox_module
 from coursekit.grading.sandbox import IsolationUnavailable, Sandbox, WorkerPool
+
+from .attacks import THREE_GIGABYTES
 
 PROBE = f"""
 import os, socket, sys
@@ -161,23 +165,50 @@ def test_a_submission_leaves_nothing_for_the_next(pool, support):
         third.close()
 
 
-def test_a_key_left_in_the_users_keyring_is_not_kept(pool, support):
-    if worker.KEYCTL is None:
-        pytest.skip(f"keyctl's system call number is not known on {__import__('os').uname().machine}")
+def test_the_kernels_keyrings_and_other_processes_are_out_of_reach(pool, support):
+    """The system-call filter (coursekit.grading.syscalls) refuses keys, tracing and reading other processes;
+    what the zygote checks after each submission (worker.init) sees bubblewrap as pid 1."""
+    sandbox = Sandbox(pool.zygote(Environment(support)))
+    try:
+        sandbox.start()
+        probe = ("import ctypes, errno, sys\nsys.path.insert(0, '/grader')\nfrom worker import KEYCTL, init, keyctl\n"
+                 "libc = ctypes.CDLL(None, use_errno=True)\n"
+                 "persistent = keyctl(22, -1, -4), ctypes.get_errno()\n"  # KEYCTL_GET_PERSISTENT
+                 "traced = libc.ptrace(16, 1, None, None), ctypes.get_errno()\n"  # PTRACE_ATTACH to bubblewrap's init
+                 "exe, command = init()\n")
+        seen = values(sandbox, probe, ["persistent", "traced", "exe"])
+    finally:
+        sandbox.close()
+    assert seen["persistent"] == (-1, errno.EPERM) and seen["traced"] == (-1, errno.EPERM), seen
+    assert Path(seen["exe"]).name == "bwrap", seen["exe"]
+
+
+def test_a_sandbox_is_bounded_as_a_whole(pool, support):
+    """Memory, tasks and what bubblewrap's init prints are bounded for all of a sandbox's processes together."""
+    if pool.limits is None:
+        pytest.skip(f"no cgroup can be made here: {pool.unbounded}")
     zygote = pool.zygote(Environment(support))
     sandbox = Sandbox(zygote)
-    sandbox.start()
-    kept = zygote.process.pid
-    link = "import sys\nsys.path.insert(0, '/grader')\nfrom worker import keyctl\nassert keyctl(8, keyctl(0, -3, 1), -4) == 0"  # session keyring into user's
-    assert sandbox.run(link, 30).status == "ok"
-    sandbox.close()
-    assert zygote.process is None, "the sandbox was kept"
-    fresh = Sandbox(zygote)
     try:
-        fresh.start()
-        assert zygote.process.pid != kept
+        sandbox.start()
+        # Three children of 1 GiB: each under the worker's own 2 GiB, together over the sandbox's 3 GiB.
+        three = "import numpy as np\n" + THREE_GIGABYTES.format(seconds=50)
+        forks = ("import os, time\nforked = 0\nfor _ in range(1000):\n    try:\n        pid = os.fork()\n"
+                 "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(600)\n        os._exit(0)\n"
+                 "    forked += 1\n")
+        flood = ("import os\nwritten = 0\ntry:\n    out = os.open('/proc/1/fd/1', os.O_WRONLY | os.O_NONBLOCK)\n"
+                 "    while written < 2**30:\n        written += os.write(out, b'x' * 2**20)\n"
+                 "except OSError:\n    pass\n")
+        seen = {**values(sandbox, three, ["held"])}
+        killed, peak = zygote.oom_kills(), zygote.peak_memory()
+        seen.update(values(sandbox, forks, ["forked"]))
+        seen.update(values(sandbox, flood, ["written"]))
     finally:
-        fresh.close()
+        sandbox.close()
+    assert seen["held"] < 3 and killed >= 1, (seen, killed)
+    assert 2**30 < peak <= pool.limits.memory_bytes, peak
+    assert seen["forked"] < sandbox_module.TASKS, seen  # the zygote and the worker count too
+    assert seen["written"] <= 2**20, seen  # a pipe that fills, not a file of the host's
 
 
 def test_confinement_is_refused_where_it_would_show_a_protected_folder():
