@@ -37,6 +37,7 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
+from coursekit.grading import limits
 from coursekit.grading.untrusted import identifier
 from coursekit.repository import log
 
@@ -93,13 +94,15 @@ class GraderProcess:
         return lines[-1] if lines else ""
 
     def close(self) -> None:
-        """End the process (asked first: it stops its sandboxes) and remove its files."""
+        """End the process (asked first: it stops its sandboxes) and remove its files and what is left of
+        its sandboxes' cgroups (after a kill, their processes die with bubblewrap, the cgroups stay)."""
         try:
             self.process.stdin.close()
             self.process.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
+        limits.remove_stale(self.process.pid)
         self.stderr.close()
         shutil.rmtree(self.scratch, ignore_errors=True)
 

@@ -172,7 +172,11 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
         rows[key]["total"] = sum(v for k, v in rows[key].items() if re.fullmatch(r"q\d+\w*", k))
         if bar is not None:
             bar.update()
-        log(f"{key}: {rows[key]['total']:g}" + (f" ({rows[key]['error']})" if rows[key].get("error") else ""))
+        memory = rows[key].get("memory") or {}
+        said = [rows[key]["error"]] if rows[key].get("error") else []
+        said += [f"{rows[key]['seconds']:g} s"] if "seconds" in rows[key] else []
+        said += [f"{part} {memory[part] / 2**20:.0f} MiB" for part in ("grader", "sandbox") if memory.get(part)]
+        log(f"{key}: {rows[key]['total']:g}" + (f" ({', '.join(said)})" if said else ""))
 
     for key in rows.keys() - {key for key, _, _ in tasks}:
         finished(key, {})
