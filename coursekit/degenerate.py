@@ -300,10 +300,11 @@ def sweep_question(notebook: str, question: Question, namespace: dict[str, Any])
                 else _plain(namespace.get(n)) for n in names}
 
     def changed(name: str, change: Callable[[Any], Any]) -> Any:
-        if name in functions:
-            return functions[name].returning(change)
-        value = change(_plain(namespace.get(name)))
-        return None if value is None else _plain(value)
+        return functions[name].returning(change) if name in functions else _plain(change(_plain(namespace.get(name))))
+
+    def wrong_everywhere(name: str, change: Callable[[Any], Any]) -> bool:  # for every value the answer took
+        values = functions[name].returned.values() if name in functions else [_plain(namespace.get(name))]
+        return all(change(value) is not None for value in values)
 
     score, possible = _score(tests, answers())
     if score < possible:
@@ -314,7 +315,7 @@ def sweep_question(notebook: str, question: Question, namespace: dict[str, Any])
         for label in labels:
             score, possible = _score(tests, answers(**{name: changed(name, _form(label))}), name)
             allowed, wrong_element = 0.0, _wrong_element(label)
-            if score > 0 and wrong_element is not None and changed(name, wrong_element) is not None:
+            if score > 0 and wrong_element is not None and wrong_everywhere(name, wrong_element):
                 allowed, _ = _score(tests, answers(**{name: changed(name, wrong_element)}), name)
             if score > allowed:
                 form = f"{name} {'returns' if name in functions else 'as'} {label}"

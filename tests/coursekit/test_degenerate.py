@@ -110,6 +110,17 @@ def test_a_tuple_graded_element_by_element_keeps_the_points_of_its_right_element
                                                                   "q1 as element 1 as an axis in front"}
 
 
+def test_an_element_with_no_wrong_form_of_its_own_may_keep_nothing():
+    # A list of labels has no wrong form of the same type and shape to compare with: its degenerate
+    # forms may earn nothing, and the test below takes one, comparing it with a list of strings.
+    solution = "def fit():\n    return ['ham', 'spam'], np.array([0.5, 0.5])"
+    check = ("def test_f(fit):\n    import numpy as np\n    classes, p = fit()\n"
+             "    assert list(classes) == ['ham', 'spam']\n    assert np.shape(p) == (2,) and np.allclose(p, 0.5)")
+    assert "fit returns element 1 as an axis behind" in sweep(question(solution, check))
+    strict = check.replace("    assert list(classes)", "    assert np.shape(classes) == (2,)\n    assert list(classes)")
+    assert sweep(question(solution, strict)) == []
+
+
 def test_a_test_of_another_answer_keeps_its_points():
     solution = "a = np.zeros(2)\nb = 'x'"
     checks = ["def test_a(a):\n    import numpy as np\n    assert np.shape(a) == (2,) and np.all(a == 0)",
