@@ -183,7 +183,7 @@ def otter_test_file(question: Question) -> str:
         if not tree.body or not isinstance(tree.body[0], ast.FunctionDef) or len(tree.body) > 2:
             raise ValueError(f"{question.name}: a test cell holds one function definition and a call to it")
         cases.append(TestCase("", ast.unparse(tree.body[0]), hidden, None, None, None))
-    points = question.test_points or question.points
+    points = [int(p) if float(p).is_integer() else p for p in question.test_points] or question.points
     return EXCEPTION_BASED_TEST_FILE_TEMPLATE.render(name=question.name, points=points, all_or_nothing=False,
                                                      test_cases=cases, OK_FORMAT_VARNAME=OK_FORMAT_VARNAME)
 

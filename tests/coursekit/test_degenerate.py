@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from coursekit import degenerate
+from coursekit import cli, degenerate
 from coursekit.exercises import Question, questions
 from coursekit.notebooks import master_notebooks
 
@@ -135,6 +135,19 @@ def test_the_solution_must_score_full_marks_with_its_answers_as_plain_data():
 
 
 # --------------------------------------------------------------------------- the masters
+
+@pytest.mark.parametrize("master", MASTERS, ids=lambda m: m.stem[:5])
+def test_no_degenerate_answer_scores_in_any_master(master):
+    found = degenerate.sweep([master])
+    assert not found, "hidden tests pass degenerate answers (check the shape first):\n" + "\n".join(map(str, found))
+
+
+def test_the_command_line_sweeps_the_notebooks_named(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["exercises", "degenerate", str(MASTERS[0])])
+    assert stop.value.code == 0
+    assert "no degenerate answer scores in 1 notebooks" in capsys.readouterr().out
+
 
 @pytest.mark.slow
 def test_the_test_files_are_those_of_the_autograder_zips(release):
