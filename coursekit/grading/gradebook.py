@@ -105,9 +105,9 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
         The address of a Dask scheduler (``tcp://host:8786``) whose workers grade; None: a local
         cluster of ``jobs`` threads, started for this batch.
     unbounded : bool
-        Grade even where a sandbox cannot be bounded as a whole (no cgroup can be made here:
+        Grade without bounding each sandbox as a whole (where no cgroup can be made here:
         :mod:`coursekit.grading.limits`), each worker limited by process only. Without it, grading
-        stops first if they cannot be (SystemExit, saying what would bound them).
+        stops first if they cannot be bounded (SystemExit, saying what would bound them).
 
     Returns
     -------
@@ -244,7 +244,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
                         help="grade on the Dask cluster of this scheduler (tcp://host:8786); "
                              "default: a local cluster sized to this machine")
     parser.add_argument("--unbounded", action="store_true",
-                        help="grade even where a sandbox cannot be bounded as a whole (no cgroup can be made "
+                        help="grade without bounding each sandbox as a whole (where no cgroup can be made "
                              "here): each worker process is still limited, the sandbox as a whole is not")
     parser.add_argument("--unisolated", action="store_true",
                         help="grade even where the students' code cannot be confined (bubblewrap missing "

@@ -350,9 +350,16 @@ class WorkerPool:
     protect : iterable of path
         Folders a confined worker must not see; confining is refused if a folder the worker needs
         would show one (see :func:`coursekit.grading.isolation.problem`).
+    memory_bytes : int
+        The workers' own memory limit; a sandbox as a whole gets :data:`ZYGOTE_MEMORY` more.
+    bounded : bool
+        Bound each sandbox as a whole (:mod:`coursekit.grading.limits`): with ``"required"``, raise
+        :class:`IsolationUnavailable` where that is impossible; with ``"auto"``, where possible.
+        False: never (each worker process is still limited on its own).
     """
 
-    def __init__(self, isolation: str = "required", protect=(), memory_bytes: int = 2 * 2**30, bounded: bool = True):
+    def __init__(self, isolation: str = "required", protect=(), memory_bytes: int = 2 * 2**30,
+                 bounded: bool = True):
         if isolation not in ("required", "auto", "off"):
             raise ValueError(f"isolation must be 'required', 'auto' or 'off', not {isolation!r}")
         self.protect = [Path(p) for p in protect]
@@ -366,7 +373,7 @@ class WorkerPool:
         try:
             self.mode = self._mode(isolation)
             if self.mode != "none":
-                found = limits.problem()
+                found = limits.problem() if bounded else "not asked for"
                 if found is None:
                     self.limits = limits.Limits(int(memory_bytes) + ZYGOTE_MEMORY, TASKS, CPUS)
                 elif bounded and isolation == "required":
