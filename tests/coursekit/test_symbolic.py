@@ -1,8 +1,11 @@
 """Symbolic answers: parsed from data by an allowlist, compared by guarded evaluation."""
 
+import itertools
 import json
+import signal
 import time
 
+import mpmath
 import pytest
 import sympy
 from hypothesis import assume, given, settings
@@ -155,3 +158,132 @@ def test_answers_cross_the_grader_s_channel_as_text():
     assert isinstance(forged, plain_data.Unrepresentable)
     ok, why = equivalent(forged, a, POINTS)
     assert not ok and "does not accept" in why and "may only call SymPy's node names" in why
+
+
+# --------------------------------------------------------------------------- bounds of the evaluator
+
+x = sympy.Symbol("x")
+
+
+def at(expression, value: str):
+    """``equivalent`` of ``expression`` at x = ``value`` with mpmath's own value there (30 digits)."""
+    with mpmath.workdps(30):
+        reference = sympy.lambdify(x, expression, "mpmath")(mpmath.mpf(value))
+    return equivalent(expression, sympy.Float(mpmath.nstr(reference, 30), 30), [{"x": value}])
+
+
+def unevaluated(function, *args):
+    return function(*args, evaluate=False)
+
+
+# (expression in x, an x at the edge of what the evaluator accepts, an x just outside it). At every
+# outside point mpmath has a finite value of moderate size, so None there is the bound's doing.
+BOUNDED = [
+    (sympy.exp(x), "690", "690.001"), (sympy.exp(x), "-700", "-700.001"),
+    (sympy.sinh(x), "-690", "-690.001"), (sympy.cosh(x), "690", "690.001"),
+    (sympy.sin(x), "1e6", "1000001"), (sympy.cos(x), "-1e6", "-1000001"), (sympy.tan(x), "1e6", "1000001"),
+    (sympy.gamma(x), "-169.5", "-170.5"), (sympy.factorial(x), "-169.5", "-170.5"),
+    (sympy.beta(x, 2), "1e6", "1000001"), (sympy.beta(x, 2), "-999999.5", "-1000000.5"),
+    (sympy.binomial(x, 2), "1e6", "1000001"), (sympy.binomial(x, 2), "-999999.5", "-1000000.5"),
+    (unevaluated(sympy.polygamma, 10, x), "-99.5", "-100.5"), (unevaluated(sympy.polygamma, 1, x), "-99.5", "-100.5"),
+    (unevaluated(sympy.Pow, 1 + x, 10_000), "0.0001", None), (unevaluated(sympy.Pow, 1 + x, 10_001), None, "0.0001"),
+    (unevaluated(sympy.Pow, 1 + x, -10_000), "0.0001", None), (unevaluated(sympy.Pow, 1 + x, -10_001), None, "0.0001"),
+    (unevaluated(sympy.Pow, 1.0001, x), "-1e4", "-10000.5"),
+]
+# Functions evaluated wherever the guard lets a value through (at most 1e300 in size): just past that,
+# x itself is not a number.
+EVERYWHERE = [
+    (sympy.tanh(x), "1e300"), (sympy.log(x), "1e300"), (sympy.Abs(x), "-1e300"), (sympy.sign(x), "-1e300"),
+    (sympy.loggamma(x), "1e297"), (sympy.digamma(x), "1e300"), (unevaluated(sympy.polygamma, 0, x), "-999999.5"),
+    (unevaluated(sympy.polygamma, 3, x), "1e300"), (unevaluated(sympy.Max, x, 2), "1e300"),
+    (unevaluated(sympy.Min, x, 2), "-1e300"),
+]
+
+
+def not_a_number(expression, value: str) -> bool:
+    return digest(expression, [{"x": value}]) == ""
+
+
+@pytest.mark.parametrize("expression, edge, outside", BOUNDED)
+def test_every_function_evaluates_up_to_the_edge_of_its_domain_and_not_past_it(expression, edge, outside):
+    if edge is not None:
+        assert at(expression, edge) == (True, "")
+    if outside is not None:
+        with mpmath.workdps(30):
+            there = sympy.lambdify(x, expression, "mpmath")(mpmath.mpf(outside))
+        assert mpmath.isfinite(there) and abs(there) < 1e300  # a number, which the evaluator declines
+        assert not_a_number(expression, outside)
+
+
+@pytest.mark.parametrize("expression, edge", EVERYWHERE)
+def test_functions_cheap_everywhere_evaluate_wherever_their_argument_is_a_number(expression, edge):
+    assert at(expression, edge) == (True, "")
+    assert not_a_number(expression, edge.replace("1e", "1.5e").replace("999999.5", "1.5e300"))
+
+
+@pytest.mark.parametrize("expression, value, reason", [
+    (sympy.gamma(x), "170", "gamma(170) passes 1e300: gamma's upper edge is where its values leave the range"),
+    (sympy.exp(x), "690.8", "so does exp(690.8)"),
+    (unevaluated(sympy.polygamma, 11, x), "2", "orders above 10 are refused"),
+    (unevaluated(sympy.polygamma, sympy.Rational(5, 2), x), "2", "an order that is not whole is refused"),
+    (unevaluated(sympy.polygamma, 10, x - 10**6), "0.5", "polygamma(10, -10**6 + 1/2) once took seconds to minutes"),
+    (unevaluated(sympy.Pow, 10, unevaluated(sympy.Pow, x, 30_000)), "2", "2**30000 is past the largest exponent"),
+])
+def test_past_the_bounds_a_value_is_not_a_number(expression, value, reason):
+    ok, why = equivalent(expression, sympy.Integer(1), [{"x": value}])
+    assert not ok and "not a finite real number" in why, reason
+    assert not_a_number(expression, value)
+
+
+# Symbols, orders and the extremes of each function's domain (huge, tiny, negative, near a pole),
+# written as a worker sends them: srepr text, which only parse turns into an expression (SymPy's
+# own printer would evaluate some of these while ordering the terms of a sum).
+LEAVES = ["Symbol('a', positive=True)", "Symbol('b', positive=True)", "Integer(3)", "Integer(10)",
+          "Rational(-1999999, 2)", "Integer(1000000)", "Integer(-101)", "Integer(170)", "Float('1e300')",
+          "Float('-1e300')", "Float('1e-300')", "Float('690.5')", "pi"]
+ONE = ["exp", "log", "Abs", "sign", "sin", "cos", "tan", "sinh", "cosh", "tanh", "gamma", "loggamma", "digamma",
+       "factorial"]
+TWO = ["polygamma", "beta", "binomial", "Max", "Min", "Pow", "Add", "Mul"]
+leaves = st.sampled_from(LEAVES)
+any_text = st.recursive(
+    leaves,
+    lambda inner: st.one_of(
+        st.builds("{}({})".format, st.sampled_from(ONE), leaves | inner),
+        st.builds("{}({}, {})".format, st.sampled_from(TWO), leaves | inner, leaves | inner)),
+    max_leaves=10)
+
+
+# A bound on work, not a benchmark: one such expression once took minutes to evaluate (polygamma
+# far below 0); now each of its evaluations takes at most about a millisecond, so an example that
+# needs 2 s has found a function or an argument whose cost the evaluator does not bound.
+@settings(max_examples=300, deadline=2000)
+@given(any_text)
+def test_any_expression_of_the_allowlist_is_compared_in_bounded_time(text):
+    answer = parse(text)
+    ok, why = equivalent(answer, a, POINTS)
+    assert ok is False or why == ""
+    assert isinstance(digest(answer, POINTS), str)
+
+
+EXTREMES = [sympy.Integer(n) for n in (0, 1, 3, 10, -1, -101, 170, 10**6, -10**6)] + [
+    sympy.Rational(-2 * 10**6 + 1, 2), sympy.Rational(-341, 2), sympy.Rational(5, 2)] + [
+    sympy.Float(text, 15) for text in ("1e300", "-1e300", "1e-300", "-1e-300", "690.5", "-700.5")]
+
+
+def test_every_function_at_every_extreme_argument_is_evaluated_or_declined_at_once():
+    # A bound on work, not a benchmark: polygamma(10, -1e300) never finished and polygamma(10,
+    # -10**6 + 1/2) took seconds to minutes; the whole grid takes about a second, and the alarm only turns a hang
+    # into a failure.
+    def hung(signum, frame):
+        raise TimeoutError("an evaluation did not finish")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(120)
+    try:
+        for name, arity in [(name, 1) for name in ONE] + [(name, 2) for name in TWO]:
+            for args in itertools.product(EXTREMES, repeat=arity):
+                fingerprint = digest(unevaluated(getattr(sympy, name), *args), [{}])
+                assert fingerprint == "" or len(fingerprint) == 16
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
