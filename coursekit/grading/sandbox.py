@@ -569,7 +569,7 @@ class Sandbox:
         value = reply.pop("value", None)
         if expect_value and value is not None:
             try:
-                value = decode(value)
+                value = decode(value, max_bytes=2 * MAX_MESSAGE)  # what an answer that fits in a reply needs
             except Exception:  # noqa: BLE001 - plain_data refuses what it cannot decode (ValueError), and more
                 return Outcome("error", "an answer that is not plain data")
         detail = identifier(reply.get("detail")) if reply["status"] == "error" else ""
