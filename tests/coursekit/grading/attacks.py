@@ -175,8 +175,9 @@ CELLS: dict[str, dict[int, str]] = {
         "        return self\n"
         "Forged.__module__, Forged.__name__ = 'scipy.sparse._forged', 'csc_matrix'\n"
         "q5 = Forged()\n")},
-    # A number whose float() never ends in the check (a tower of powers), and a special function at
-    # an argument that took the guarded evaluator minutes.
+    # A number whose float() never ends (a tower of powers: a hidden test that converted it before
+    # checking its type held the grader for minutes; test_checking.py stops such a check), and a
+    # special function at an argument that took the guarded evaluator minutes.
     "power-tower": {4: "import sympy\nq5 = sympy.Pow(10, sympy.Pow(2, 30000, evaluate=False), evaluate=False)\n"},
     "larger-tower": {4: ("import sympy\nq5 = sympy.Pow(10, sympy.Pow(10, sympy.Pow(10, 30, evaluate=False), "
                          "evaluate=False), evaluate=False)\n")},

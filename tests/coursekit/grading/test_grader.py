@@ -353,7 +353,6 @@ def test_malformed_submissions_get_a_row_saying_so(battery, case, message):
 def test_the_summary_counts_faults_and_the_batch_ends_in_bounded_time(battery):
     _, summary, seconds, *_ = battery
     assert int(summary["q2"]["timed out"]) >= 1 and int(summary["q3"]["timed out"]) >= 2
-    assert int(summary["q5"]["timed out"]) >= 2  # the towers of powers, whose check is stopped
     assert int(summary["q5"]["crashed"]) >= 1 and int(summary["q6"]["crashed"]) >= 1
     assert int(summary["q1"]["out of memory"]) >= 1
     assert float(summary["q1"]["mean"]) < 3
@@ -401,7 +400,6 @@ def test_the_scores_file_holds_only_what_the_grader_wrote(battery):
         assert trace not in text, trace
     assert not re.search(rb"\d+\.\d\d \d+\.\d\d \d+\.\d\d", text)  # a load average
     assert table["exception-names"]["q1 reason"] == "raised an exception in this cell"
-    assert "timed out after 8 s while checking this question" in table["power-tower"]["q5 reason"]
 
 
 def test_nothing_a_submission_started_outlives_the_batch(battery):
