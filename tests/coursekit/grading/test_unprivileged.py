@@ -103,7 +103,8 @@ def container(autograder: Path, command: list[str]) -> list[str]:
             args += ["--ro-bind", path, path]
     for folder in isolation.interpreter_folders():  # the environment, as the image's setup.sh installs it
         for parent in reversed(folder.parents[:-1]):
-            args += ["--perms", "0711" if parent == Path("/root") else "0755", "--dir", str(parent)]
+            if parent != Path("/tmp"):  # a virtual environment in /tmp (CI's): the container's own /tmp
+                args += ["--perms", "0711" if parent == Path("/root") else "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(folder), str(folder)]
     args += ["--bind", str(autograder), "/autograder", "--ro-bind", "/dev/null", shutil.which("bwrap"),
              "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "PYTHON", sys.executable,
