@@ -30,7 +30,7 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import grading_throughput  # noqa: E402
 from coursekit import skipping  # noqa: E402
-from coursekit.grading import fanout, grader, sandbox  # noqa: E402
+from coursekit.grading import fanout, grader, sandbox, zygote  # noqa: E402
 from coursekit.build.assign import assign_one  # noqa: E402
 from coursekit.notebooks import master_notebooks  # noqa: E402
 from coursekit.repository import ROOT  # noqa: E402
@@ -86,14 +86,14 @@ def profile(master: Path, autograders: Path, student_dir: Path, folder: Path) ->
         return "cells: lecture, marked" if marked else "cells: lecture, unmarked"
 
     timer = Profile()
-    timer.wrap(sandbox.Zygote, "start", "zygote start-up (sandbox, imports)")
-    timer.wrap(sandbox.Zygote, "spawn", "a worker forked")
-    timer.wrap(sandbox.Zygote, "reset", "a worker ended, sandbox checked")
+    timer.wrap(zygote.Zygote, "start", "zygote start-up (sandbox, imports)")
+    timer.wrap(zygote.Zygote, "spawn", "a worker forked")
+    timer.wrap(zygote.Zygote, "reset", "a worker ended, sandbox checked")
     timer.wrap(sandbox.Sandbox, "run", cell)
     timer.wrap(grader, "_grade_question", "checks")
     timer.wrap(grader, "grade_submission", "other")
     protect = (folder, autograders, ROOT, ROOT.parent)
-    with sandbox.WorkerPool("required", protect) as pool:
+    with zygote.WorkerPool("required", protect) as pool:
         for run, assignment in (("cold", skipped), ("warm", skipped), ("warm, every cell", every)):
             timer.totals.clear()
             start = time.monotonic()

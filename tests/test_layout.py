@@ -30,6 +30,7 @@ TESTED_ELSEWHERE = {
     "coursekit/notebooks.py": "tests/test_notebooks.py",  # the masters' markup and hygiene, on every master
     "coursekit/grading/sandbox.py": "tests/coursekit/grading/test_isolation.py",  # the worker, from the grader's side
     "coursekit/grading/worker.py": "tests/coursekit/grading/test_isolation.py",
+    "coursekit/grading/zygote.py": "tests/coursekit/grading/test_isolation.py",  # the zygotes and their pool
     "coursekit/data/wheels.py": "tests/lecturekit/test_datasets.py",  # the data and the recipe that made them
     "coursekit/data/brown.py": "tests/lecturekit/test_datasets.py",
 }

@@ -8,7 +8,8 @@ Module                            What it does
 ``submission``                    a submitted notebook, read within bounds: its cells, whose answer each is
 ``untrusted``                     bytes from a submission: JSON parsed within bounds, text made plain
 ``checking``                      a question's check in a process of its own, killed at its deadline
-``sandbox``                       the grader's side of the worker: zygotes, workers, limits, messages
+``sandbox``                       the grader's end of one submission's worker: requests, limits, replies
+``zygote``                        where workers come from: a zygote per sandbox, bounded, kept by a pool
 ``worker``                        the worker itself, forked per submission from a zygote (a script)
 ``isolation``                     what the worker sees: an allowlist built by bubblewrap
 ``syscalls``                      what the worker may not ask of the kernel: a seccomp filter

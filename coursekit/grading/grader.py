@@ -58,8 +58,8 @@ from pathlib import Path
 
 from coursekit.grading import checking, submission
 from coursekit.grading.isolation import Environment
-from coursekit.grading.sandbox import (MAX_CHECK_BYTES, MAX_ITEMS, MAX_MESSAGE, IsolationUnavailable, Outcome, Sandbox,
-                                       WorkerPool, WorkerUnavailable)
+from coursekit.grading.sandbox import MAX_CHECK_BYTES, MAX_ITEMS, MAX_MESSAGE, Outcome, Sandbox
+from coursekit.grading.zygote import IsolationUnavailable, WorkerPool, WorkerUnavailable
 from coursekit.grading.untrusted import identifier, plain
 
 __all__ = ["Assignment", "grade_submission"]
@@ -202,7 +202,7 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
         many (:func:`serve`); None: a pool of this call's own, made with ``isolation`` and
         ``protect``, and closed when it returns.
     isolation : {"required", "auto", "off"}
-        Confine the worker (:mod:`coursekit.grading.isolation`); see :class:`coursekit.grading.sandbox.WorkerPool`.
+        Confine the worker (:mod:`coursekit.grading.isolation`); see :class:`coursekit.grading.zygote.WorkerPool`.
     protect : list of path
         Folders the worker must not see (the submissions, the autograder zips, the repository).
     memory_bytes : int
@@ -343,7 +343,7 @@ def serve() -> None:
     (a list of paths), ``isolation``, ``memory_gib``, ``budget_seconds`` and ``cell_seconds`` of the
     command line, and ``bounded`` (False: grade where the sandboxes cannot be bounded as a whole).
     ``make grade`` keeps one such process per grading job, so that the checker's
-    imports are paid once, and the workers' zygote (:class:`coursekit.grading.sandbox.WorkerPool`) is
+    imports are paid once, and the workers' zygote (:class:`coursekit.grading.zygote.WorkerPool`) is
     started once: every submission still gets a fresh worker, in a sandbox in which the one before
     left nothing. A request that takes too long is ended by killing this process. Anything the
     tests print goes to stderr.

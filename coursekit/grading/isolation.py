@@ -196,6 +196,13 @@ def sandbox_command(environment: Environment, command: list[str], banned_file: P
     return args + command
 
 
+def copy_support(support: Path | None, folder: Path) -> None:
+    """Copy the support files into ``folder`` (a worker's own, where no sandbox binds them), never the machinery."""
+    if support is not None:
+        shutil.copytree(support, folder, dirs_exist_ok=True,
+                        ignore=lambda parent, names: [n for n in names if n in GRADER_PACKAGES])
+
+
 def filter_file() -> int:
     """A new file descriptor (an anonymous file in memory) holding the system-call filter, at offset 0."""
     descriptor = os.memfd_create("lecturekit-seccomp")

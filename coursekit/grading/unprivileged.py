@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from coursekit.grading.isolation import HERE, WORKER_FILES, copy_support
+
 __all__ = ["FIRST_UID", "kill_all", "problem", "unused_uid", "user_folder"]
 
 FIRST_UID = 61_000  # the range searched for a user ID that no account or process has
@@ -135,13 +137,10 @@ def user_folder(uid: int, support: Path | None) -> tuple[Path, Path]:
     Both are made in the system's temporary folder (the grader's own temporary folders are private
     to root), the second owned by root and readable by all. The caller removes both.
     """
-    from coursekit.grading.isolation import GRADER_PACKAGES, HERE, WORKER_FILES
-
     base = "/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir()
     home = Path(tempfile.mkdtemp(prefix="lecturekit-worker-", dir=base))
+    copy_support(support, home)
     if support is not None:
-        shutil.copytree(support, home, dirs_exist_ok=True,  # never the machinery
-                        ignore=lambda folder, names: [n for n in names if n in GRADER_PACKAGES])
         for folder, dirs, files in os.walk(home):
             for name in dirs:
                 os.chmod(os.path.join(folder, name), 0o755)

@@ -11,7 +11,8 @@ from otter.test_files.exception_test import ExceptionTestFile
 
 from coursekit.grading import checking
 from coursekit.grading.isolation import Environment
-from coursekit.grading.sandbox import Sandbox, WorkerPool
+from coursekit.grading.sandbox import Sandbox
+from coursekit.grading.zygote import WorkerPool
 
 TESTS = '''
 from otter.test_files import test_case

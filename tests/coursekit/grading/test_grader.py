@@ -33,7 +33,7 @@ from .attacks import FORGE
 from conftest import ROOT
 from coursekit import exercises
 from coursekit.build.assign import SETUP_GRADING
-from coursekit.grading import gradebook, isolation, limits, sandbox
+from coursekit.grading import gradebook, isolation, limits, zygote
 from coursekit.grading.gradebook import grade
 from coursekit.grading.grader import DEFAULT_MEMORY
 from coursekit.grading.sandbox import MAX_MESSAGE
@@ -415,7 +415,7 @@ def test_nothing_a_submission_started_outlives_the_batch(battery):
 
 def test_the_grader_and_every_sandbox_stay_within_their_bounds(battery):
     *_, rows, _, _ = battery
-    bound = DEFAULT_MEMORY + sandbox.ZYGOTE_MEMORY
+    bound = DEFAULT_MEMORY + zygote.ZYGOTE_MEMORY
     peaks = {name: row["memory"] for name, row in rows.items() if row.get("memory")}
     assert set(peaks) == {name for name, row in rows.items() if not row.get("error")}
     for name, memory in peaks.items():

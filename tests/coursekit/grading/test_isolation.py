@@ -18,8 +18,9 @@ import pytest
 from conftest import ROOT
 from coursekit.grading import isolation, worker
 from coursekit.grading.isolation import Environment
-from coursekit.grading import sandbox as sandbox_module
-from coursekit.grading.sandbox import IsolationUnavailable, Sandbox, WorkerPool
+from coursekit.grading import zygote as zygote_module
+from coursekit.grading.sandbox import Sandbox
+from coursekit.grading.zygote import IsolationUnavailable, WorkerPool
 
 from .attacks import THREE_GIGABYTES
 
@@ -207,7 +208,7 @@ def test_a_sandbox_is_bounded_as_a_whole(pool, support):
         sandbox.close()
     assert seen["held"] < 3 and killed >= 1, (seen, killed)
     assert 2**30 < peak <= pool.limits.memory_bytes, peak
-    assert seen["forked"] < sandbox_module.TASKS, seen  # the zygote and the worker count too
+    assert seen["forked"] < zygote_module.TASKS, seen  # the zygote and the worker count too
     assert seen["written"] <= 2**20, seen  # a pipe that fills, not a file of the host's
 
 
