@@ -249,7 +249,7 @@ def snapshot() -> tuple:
     -------
     tuple
         Every entry's folder, name, mode, size, modification time and inode under the working
-        folder and :data:`WRITABLE`, the number of lines of each of :data:`IPC_TABLES`, the keys of
+        folder and :data:`WRITABLE` (not in what is mounted there, read-only), the number of lines of each of :data:`IPC_TABLES`, the keys of
         :func:`user_keys`, and what pid 1 runs (:func:`init`). Raises OSError where a folder cannot
         be read or holds more than :data:`MAX_ENTRIES` entries (which the zygote counts as not
         clean, without walking them all).
@@ -258,7 +258,10 @@ def snapshot() -> tuple:
     for top in (os.getcwd(), *WRITABLE):
         if not os.path.isdir(top):
             continue
+        device = os.stat(top).st_dev
         for folder, dirs, files in os.walk(top, onerror=_raise):
+            # Not into what is mounted there (read-only: the support files, a virtual environment in /tmp)
+            dirs[:] = [d for d in dirs if os.lstat(os.path.join(folder, d)).st_dev == device]
             if len(entries) + len(dirs) + len(files) > MAX_ENTRIES:
                 raise OSError(f"more than {MAX_ENTRIES} entries")
             for name in dirs + files:
@@ -383,7 +386,10 @@ def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = 
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):  # the grader reads what the start printed; workers print to nothing
         os.dup2(null, fd)
-    baseline = snapshot() if isolated else None
+    try:
+        baseline = snapshot() if isolated else None
+    except OSError:  # a sandbox it cannot take stock of is never clean: replaced after each submission
+        baseline = None
     worker = None
     control.send(json.dumps({"ready": True, "banned": [b for b in banned if b in sys.modules]}).encode())
     while True:
@@ -411,7 +417,7 @@ def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = 
             control.send(json.dumps({"pid": pid}).encode())
         elif request["op"] == "reset":
             try:
-                clean = alone and isolated and snapshot() == baseline
+                clean = alone and baseline is not None and snapshot() == baseline
             except OSError:
                 clean = False
             control.send(json.dumps({"clean": clean}).encode())

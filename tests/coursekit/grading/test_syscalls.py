@@ -149,9 +149,9 @@ def run(how: str, compiled: bytes, script: str, *args: str, folder) -> subproces
         os.write(memory, compiled)
         os.lseek(memory, 0, os.SEEK_SET)
         command = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
-                   "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp", "--seccomp", str(memory), "--",
+                   "--dev", "/dev", "--tmpfs", "/var/tmp", "--chdir", "/var/tmp", "--seccomp", str(memory), "--",
                    sys.executable, "-c", script, *args]
-        home, fds, stdin = "/tmp", (memory,), None
+        home, fds, stdin = "/var/tmp", (memory,), None
     else:
         memory, home, fds = None, str(folder), ()
         loader = "import ctypes, os, struct, sys\n" + inspect.getsource(syscalls.install_filter)
