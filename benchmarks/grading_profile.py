@@ -30,7 +30,7 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import grading_throughput  # noqa: E402
 from coursekit import skipping  # noqa: E402
-from coursekit.grading import fanout, grader, sandbox, zygote  # noqa: E402
+from coursekit.grading import fanout, grader, sandbox, submission, zygote  # noqa: E402
 from coursekit.build.assign import assign_one  # noqa: E402
 from coursekit.notebooks import master_notebooks  # noqa: E402
 from coursekit.repository import ROOT  # noqa: E402
@@ -78,7 +78,7 @@ def profile(master: Path, autograders: Path, student_dir: Path, folder: Path) ->
     first = next(c.source for c in nb.cells if c.cell_type == "code")
 
     def cell(_sandbox, source, _timeout):
-        if source in (first, *grader._statements(first)):
+        if source in (first, *submission.statements(first)):
             return "cells: imports"
         if grader.fingerprint(source) in answers:
             return "cells: answers"
