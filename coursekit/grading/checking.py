@@ -25,6 +25,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 from __future__ import annotations
 
 import builtins
+import faulthandler
 import inspect
 import json
 import os
@@ -158,6 +159,10 @@ def _child(tests, sandbox: Sandbox, deadline: float, out: int) -> None:  # pragm
     try:
         for number in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM):
             signal.signal(number, signal.SIG_DFL)
+        faulthandler.disable()  # a crash of the check is its verdict, not a dump into the grader's log
+        null = os.open(os.devnull, os.O_RDWR)
+        for descriptor in (0, 1, 2):
+            os.dup2(null, descriptor)
         sys.stdout = sys.stderr = open(os.devnull, "w")  # fresh objects: no lock held by another thread
         sandbox.detached = True  # a fault ends only this process's use of the worker (the parent restarts it)
         size = _address_space()
