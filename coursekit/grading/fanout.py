@@ -127,7 +127,7 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
     unisolated : bool
         Grade without confining the worker (never implicit: see ``coursekit/grading/gradebook.py``).
     unbounded : bool
-        Grade where a sandbox cannot be bounded as a whole (never implicit either).
+        Grade without bounding each sandbox as a whole (never implicit either).
 
     Returns
     -------

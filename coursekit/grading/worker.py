@@ -249,8 +249,9 @@ def snapshot() -> tuple:
     -------
     tuple
         Every entry's folder, name, mode, size, modification time and inode under the working
-        folder and :data:`WRITABLE` (not in what is mounted there, read-only), the number of lines of each of :data:`IPC_TABLES`, the keys of
-        :func:`user_keys`, and what pid 1 runs (:func:`init`). Raises OSError where a folder cannot
+        folder and :data:`WRITABLE` (not in what is mounted there, read-only), the number of lines
+        of each of :data:`IPC_TABLES`, the keys of :func:`user_keys`, and what pid 1 runs
+        (:func:`init`). Raises OSError where a folder cannot
         be read or holds more than :data:`MAX_ENTRIES` entries (which the zygote counts as not
         clean, without walking them all).
     """

@@ -108,7 +108,6 @@ class Zygote:
 
     def __init__(self, environment: Environment, pool: WorkerPool):
         self.environment, self.pool, self.scratch = environment, pool, pool.scratch
-        self.isolated = pool.mode == "bubblewrap"
         self.process: subprocess.Popen | None = None
         self.worker: int | None = None
         self.group = None
