@@ -35,7 +35,7 @@ from typing import Any
 import mpmath
 import sympy
 
-__all__ = ["SymbolicAnswerError", "digest", "equivalent", "parse", "random_points", "to_data"]
+__all__ = ["SymbolicAnswerError", "digest", "equivalent", "evaluate", "parse", "random_points", "to_data"]
 
 MAX_TEXT = 100_000
 MAX_NODES = 5_000
@@ -305,6 +305,35 @@ def equivalent(answer: Any, expected: Any, points: Iterable[Mapping[str, Any]],
     if not compared:
         raise ValueError("the reference is not a finite real number at any of the points")
     return True, ""
+
+
+def evaluate(expression: Any, point: Mapping[str, Any]) -> mpmath.mpf | None:
+    """The value of ``expression`` at ``point`` as the grader computes it, or None where it has none.
+
+    The grader's evaluator (30-digit arithmetic, every intermediate value guarded, each function only
+    where it is cheap to compute): None means "not a finite real number there", for the grader too.
+
+    Parameters
+    ----------
+    expression : sympy expression
+        One expression (from :func:`parse`, or built directly).
+    point : mapping of str to number
+        Values of its symbols, by name.
+
+    Returns
+    -------
+    mpmath.mpf or None
+
+    Examples
+    --------
+    >>> a = sympy.Symbol("a", positive=True)
+    >>> float(evaluate(sympy.log(a) + 1, {"a": "1"}))
+    1.0
+    >>> evaluate(sympy.log(a - 2), {"a": "1"}) is None
+    True
+    """
+    with mpmath.workdps(DIGITS):
+        return _evaluate(expression, {name: mpmath.mpf(value) for name, value in point.items()})
 
 
 def digest(value: Any, points: Iterable[Mapping[str, Any]] | None = None, digits: int = 3) -> str:
