@@ -18,6 +18,8 @@ Module                                What it does
                                       zips), ``book`` (the website), ``pdf``, ``release`` (the student
                                       repository)
 :mod:`coursekit.exercises`            the graded questions: kinds, wrong answers, rules of a fair grade
+:mod:`coursekit.cues`                 true/false statements that give no verdict away by their form
+:mod:`coursekit.reach`                hidden tests that reach the edges of the domain a prompt states
 :mod:`coursekit.skipping`             lecture cells grading may skip, and why no score depends on them
 :mod:`coursekit.data`                 rebuilding ``data/`` from pinned packages (subpackage): ``wheels``
                                       (PyPI), ``brown`` (npm); standard library only
@@ -26,7 +28,7 @@ Module                                What it does
 
 Layers point down: ``repository``, ``symbolic`` and ``data`` at the bottom; ``notebooks`` and
 ``grading`` on them; ``build`` on grading's grader (the fingerprints of skippable cells);
-``exercises`` on grading; ``skipping`` on exercises; ``cli`` on everything. Of all this the
+``exercises`` on grading; ``cues``, ``reach`` and ``skipping`` on exercises; ``cli`` on everything. Of all this the
 autograder zip carries ``repository``, ``symbolic`` and ``grading`` (what the grader runs), the
 student repository ``symbolic`` alone (what the public checks import), and a grading worker none of
 it (:data:`coursekit.grading.isolation.GRADER_PACKAGES`): an answer cannot import the grader.
