@@ -324,9 +324,9 @@ def test_no_submission_raises_its_own_score(battery, case):
 
 @pytest.mark.parametrize("case, question, reason", [
     ("raises-in-q1", "q1", "raised RuntimeError in this cell"),
-    ("loops-in-q2", "q2", "timed out after 8 s in this cell"),
-    ("disables-alarm-in-q3", "q3", "timed out after 8 s in this cell"),
-    ("loops-when-checked-q3", "q3", "timed out after 8 s while checking this question"),
+    ("loops-in-q2", "q2", "timed out after 8 s of CPU time in this cell"),
+    ("disables-alarm-in-q3", "q3", "timed out after 8 s of CPU time in this cell"),
+    ("loops-when-checked-q3", "q3", "timed out after 8 s of CPU time while checking this question"),
     ("kills-process-in-q5", "q5", "the process died in this cell"),
     ("segfaults-in-q6", "q6", "the process died in this cell"),
     ("exhausts-memory-in-q1", "q1", "used more than 2 GiB in this cell"),
