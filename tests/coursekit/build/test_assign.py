@@ -11,6 +11,8 @@ import nbformat
 import pytest
 
 from coursekit.build.assign import GRADER_SOURCE, course_python, grader_files, pinned_requirements
+from coursekit.build.assign import TIME_LIMITS_ID, time_limits_statement
+from coursekit.grading.grader import Assignment
 from coursekit.repository import ROOT
 from released import BAYES, CORRECT, MARKERS, MASTERS, check_outputs, readable_text, solution_lines, submission
 
@@ -137,3 +139,16 @@ def test_public_checks_pass_for_a_correct_answer(release, tmp_path):
     assert set(outputs) == {f"q{i}" for i in range(1, 7)}
     for question, text in outputs.items():
         assert "All test cases passed" in text, (question, text[:300])
+
+
+def test_every_assignment_states_its_graders_time_limits_before_its_first_question(release):
+    zips = sorted((release / "autograder").glob("*-autograder.zip"))
+    assert zips
+    for zip_path in zips:
+        seconds = Assignment.load(zip_path).cell_seconds  # what the grader enforces
+        name = zip_path.name.removesuffix("-autograder.zip")
+        cells = nbformat.read(release / "student" / f"{name}.ipynb", as_version=4).cells
+        (where,) = [i for i, c in enumerate(cells) if c.get("id") == TIME_LIMITS_ID]
+        assert cells[where].source == time_limits_statement(seconds)
+        assert f"{seconds:g} seconds of CPU time" in cells[where].source
+        assert cells[where + 1].source.lstrip("*# ").startswith("Question"), (name, cells[where + 1].source[:80])
