@@ -10,8 +10,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.build.assign import GRADER_SOURCE, course_python, grader_files, pinned_requirements, use_honest_check
+from coursekit.build.assign import (GRADER_SOURCE, TIME_LIMITS_ID, course_python, grader_files, pinned_requirements,
+                                    time_limits_statement, use_honest_check)
 from coursekit.check import NO_PROBLEM
+from coursekit.grading.grader import Assignment
 from coursekit.repository import ROOT
 from released import BAYES, CORRECT, MARKERS, MASTERS, check_outputs, readable_text, solution_lines, submission
 
@@ -163,3 +165,16 @@ def test_public_checks_pass_for_a_correct_answer(release, tmp_path):
     N, m = sympy.symbols("N m", positive=True)
     read = parse(to_data(1 / (1 + (N - m) / m))["sympy"])
     assert f"The grader reads q4_estimate as: {sympy.sstr(read)}" in outputs["q4"], outputs["q4"]
+
+
+def test_every_assignment_states_its_graders_time_limits_before_its_first_question(release):
+    zips = sorted((release / "autograder").glob("*-autograder.zip"))
+    assert zips
+    for zip_path in zips:
+        seconds = Assignment.load(zip_path).cell_seconds  # what the grader enforces
+        name = zip_path.name.removesuffix("-autograder.zip")
+        cells = nbformat.read(release / "student" / f"{name}.ipynb", as_version=4).cells
+        (where,) = [i for i, c in enumerate(cells) if c.get("id") == TIME_LIMITS_ID]
+        assert cells[where].source == time_limits_statement(seconds)
+        assert f"{seconds:g} seconds of CPU time" in cells[where].source
+        assert cells[where + 1].source.lstrip("*# ").startswith("Question"), (name, cells[where + 1].source[:80])
