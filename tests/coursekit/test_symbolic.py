@@ -38,7 +38,7 @@ def test_an_answer_crosses_as_data_and_comes_back_equal(expression):
     ("Symbol('x').__class__", "Attribute"),
     ("(lambda: 1)()", "may only call SymPy's node names"),
     ("[c for c in ()]", "ListComp"),
-    ("Function('f')(Symbol('x'))", "may only call SymPy's node names"),
+    ("Function('f')(Symbol('x'))", "undefined function"),
     ("Integer(10**100)", "integer literals"),
     (f"Integer({10 ** 40})", "more than 30 digits"),
     ("Symbol('x); import os #')", "short string"),
@@ -116,8 +116,8 @@ def test_points_where_the_reference_is_undefined_are_skipped():
 
 def test_a_digest_recognises_a_slip_in_any_form_and_nothing_else():
     # numbers: equal to the given significant digits, however computed
-    assert digest(1000 / 0.641) == digest(1560.06) == digest(1560.1)
-    assert digest(1000 / 0.641) != digest(641.0) and digest(179, digits=12) != digest(180, digits=12)
+    assert digest(2 / 3) == digest(0.6667) == digest(0.66699)
+    assert digest(2 / 3) != digest(0.67) and digest(179, digits=12) != digest(180, digits=12)
     assert digest((1024, 3), digits=12) == digest([1024, 3], digits=12) != digest((1024, 4), digits=12)
     assert digest(float("nan")) == digest("text") == digest(None) == ""
     # expressions: values at the points, to 10 digits
