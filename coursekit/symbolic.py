@@ -61,7 +61,8 @@ _FUNCTIONS = {name: getattr(sympy, name) for name in (
 # arithmetic on whatever the answer holds (hyper((10**10**25,), (), x) never returns).
 _RELATIONS = {sympy.StrictLessThan: operator.lt, sympy.LessThan: operator.le, sympy.StrictGreaterThan: operator.gt,
               sympy.GreaterThan: operator.ge, sympy.Equality: operator.eq, sympy.Unequality: operator.ne}
-_LOGIC = {sympy.And: all, sympy.Or: any, sympy.Not: lambda truths: not truths[0]}
+_LOGIC = {sympy.And: all, sympy.Or: any, sympy.Not: lambda truths: not truths[0],
+          sympy.ITE: lambda truths: truths[1] if truths[0] else truths[2]}  # ITE: a Piecewise in a condition
 _AS_WRITTEN = {cls.__name__: cls for cls in [*_RELATIONS, *_LOGIC, sympy.Piecewise, ExprCondPair, sympy.hyper,
                                             TupleArg]}
 _CONTAINERS = {"Tuple", "ImmutableDenseMatrix", "MutableDenseMatrix", "ImmutableMatrix", "Matrix"}
@@ -209,14 +210,16 @@ def _build(node: ast.AST, depth: int) -> Any:
 
 def _as_written(cls: type, args: list) -> Any:
     """A condition, Piecewise or hyper node of exactly these arguments, checked by kind, built unevaluated."""
-    boolean, expr = sympy.logic.boolalg.Boolean, sympy.Expr
-    fixed = {ExprCondPair: [expr, boolean], sympy.Not: [boolean], sympy.hyper: [TupleArg, TupleArg, expr],
+    condition = (sympy.logic.boolalg.BooleanAtom, sympy.logic.boolalg.BooleanFunction, sympy.core.relational.Relational)
+    expr, names = sympy.Expr, {condition: "condition", sympy.Expr: "expression"}
+    fixed = {ExprCondPair: [expr, condition], sympy.Not: [condition], sympy.ITE: [condition] * 3,
+             sympy.hyper: [TupleArg, TupleArg, expr],
              **{relation: [expr, expr] for relation in _RELATIONS}}
     if cls in fixed:
-        expected, shape = fixed[cls], ", ".join(kind.__name__ for kind in fixed[cls])
+        expected, shape = fixed[cls], ", ".join(names.get(kind) or kind.__name__ for kind in fixed[cls])
     else:  # And, Or, Piecewise, TupleArg: one or more
-        kind = {sympy.Piecewise: ExprCondPair, TupleArg: expr}.get(cls, boolean)
-        expected, shape = [kind] * max(1, len(args)), f"one or more {kind.__name__}"
+        kind = {sympy.Piecewise: ExprCondPair, TupleArg: expr}.get(cls, condition)
+        expected, shape = [kind] * max(1, len(args)), f"one or more {names.get(kind) or kind.__name__}"
     if len(args) != len(expected) or not all(isinstance(a, k) for a, k in zip(args, expected, strict=True)):
         raise SymbolicAnswerError(f"{cls.__name__} takes {shape} in a symbolic answer")
     return sympy.Basic.__new__(cls, *args)
