@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import zipfile
@@ -27,8 +28,10 @@ from coursekit.repository import DIST, ROOT, log, run
 # is /autograder, and the zip's contents go to its source/ folder.
 GRADER_SOURCE = "/autograder/source"
 # What of coursekit the grader needs beside lecturekit: the grading subpackage (the grader, its
-# worker, the CellTimeLimit plugin), the symbolic checks the tests call, and the paths they import.
-GRADER_PARTS = ["coursekit/__init__.py", "coursekit/repository.py", "coursekit/symbolic.py", "coursekit/grading"]
+# worker, the CellTimeLimit plugin), the symbolic checks the tests call (coursekit.check's as_graded
+# among them), and the paths they import.
+GRADER_PARTS = ["coursekit/__init__.py", "coursekit/repository.py", "coursekit/symbolic.py", "coursekit/check.py",
+                "coursekit/grading"]
 
 
 def assign(dist: Path = DIST, *, run_tests: bool = True) -> Path:
@@ -63,6 +66,7 @@ def assign_one(master: Path, dist: Path = DIST, *, run_tests: bool = True) -> No
         command.insert(4, "--no-run-tests")
     run(command)
     student = nbformat.read(out / "student" / master.name, as_version=4)
+    use_honest_check(student)
     skippable = skippable_cells(nb, student)
     nbformat.write(clean_notebook(student, clear_outputs=True), student_dir / master.name)
     for extra in (out / "student").iterdir():  # support files the assignment ships, if any
@@ -71,6 +75,28 @@ def assign_one(master: Path, dist: Path = DIST, *, run_tests: bool = True) -> No
             copy(extra, student_dir / extra.name)
     (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
     complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip", question_rules(nb), skippable)
+
+
+# The first line of otter's initialisation cell, which the book hides (coursekit.build.book) and the
+# grader skips (coursekit.grading.submission): the rewritten cell keeps it.
+OTTER_INIT = "# Initialize Otter"
+_OTTER_NOTEBOOK = re.compile(r'^grader = otter\.Notebook\((?P<args>.*)\)$', re.M)
+
+
+def use_honest_check(student: nbformat.NotebookNode) -> None:
+    """Make the student notebook's ``grader`` a :class:`coursekit.check.Notebook` (``student``, changed in place).
+
+    ``otter assign`` writes ``import otter`` and ``grader = otter.Notebook("NAME.ipynb")`` under a
+    first line ``# Initialize Otter``; the cell keeps that line and the notebook's name, and makes the
+    course's ``Notebook``, whose check never says "passed" (the hidden tests decide the grade).
+    """
+    cells = [c for c in student.cells if c.cell_type == "code" and c.source.lstrip().startswith(OTTER_INIT)]
+    match = _OTTER_NOTEBOOK.search(cells[0].source) if len(cells) == 1 else None
+    if match is None:
+        raise SystemExit(f"expected one otter initialisation cell ({OTTER_INIT!r}, then `grader = "
+                         f"otter.Notebook(...)`) in the student notebook, found {len(cells)}: has otter assign "
+                         "changed what it writes?")
+    cells[0].source = f"{OTTER_INIT}\nfrom coursekit.check import Notebook\ngrader = Notebook({match['args']})"
 
 
 def skippable_cells(master: nbformat.NotebookNode, student: nbformat.NotebookNode) -> list[str]:
