@@ -14,6 +14,9 @@ longer and carry hedges ("can", "usually"), and false ones are made false with a
   of false ones differ by at most :data:`MAX_WORD_GAP`, and likewise for absolutes; and in no question
   are two or more hedged statements all true, or two or more absolute ones all false.
 
+The same words must not single out the right option of a single-answer question: it may not be the
+only option that hedges, nor the only one without an absolute (:func:`singled_out`).
+
 ``python -m coursekit exercises rules`` reports what breaks them (:func:`problems`).
 """
 
@@ -26,17 +29,18 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.exercises import Question, options, questions, visible_length
+from coursekit.exercises import Question, options, questions, single_answer, visible_length
 
-__all__ = ["ABSOLUTES", "HEDGES", "Statement", "longest_are_true", "marked_by_words", "problems", "statements",
-           "summary"]
+__all__ = ["ABSOLUTES", "HEDGES", "Statement", "longest_are_true", "marked_by_words", "problems", "singled_out",
+           "statements", "summary"]
 
 MAX_RATIO = 1.1
 MAX_LONGER_SHARE = 0.6
 MAX_WORD_GAP = 0.2
 HEDGES = ("can", "may", "might", "usually", "often", "typically", "generally", "tends", "tend", "need not",
           "sometimes", "in general", "can be", "could")
-ABSOLUTES = ("always", "never", "only", "must", "every", "all", "none", "cannot", "any", "no")
+ABSOLUTES = ("always", "never", "only", "must", "every", "all", "none", "cannot", "any", "no", "completely", "entirely",
+             "guarantees", "guaranteed", "impossible", "whatever", "nothing")
 _ANSWER = re.compile(r"^\s*q\d+\s*=\s*(.+?)\s*(#.*)?$", re.M)
 
 
@@ -113,6 +117,18 @@ def marked_by_words(found: list[Statement]) -> list[str]:
             + (["absolutes"] if len(absolute) >= 2 and not any(absolute) else []))
 
 
+def singled_out(question: Question) -> list[str]:
+    """How the wording singles out a single-answer question's right option: ``"the only hedged"``
+    and/or ``"the only unqualified"`` (no absolute); empty when it does not."""
+    right, texts = single_answer(question), options(question)
+    if right is None:
+        return []
+    hedged = {k for k, t in texts.items() if _has(t, HEDGES)}
+    plain = {k for k, t in texts.items() if not _has(t, ABSOLUTES)}
+    return ((["the only hedged"] if hedged == {right} else [])
+            + (["the only unqualified"] if plain == {right} else []))
+
+
 def course_statements(masters: list[Path]) -> dict[str, list[Statement]]:
     """Every true/false question of ``masters``, as "notebook question" -> its statements."""
     found = {}
@@ -141,6 +157,10 @@ def problems(masters: list[Path]) -> list[str]:
     found += [f"{where}: {kind} mark the {'true' if kind == 'hedges' else 'false'} statements (every one that "
               f"uses them is {'true' if kind == 'hedges' else 'false'})"
               for where, listed in course_statements(masters).items() for kind in marked_by_words(listed)]
+    for master in masters:
+        for q in questions(nbformat.read(master, as_version=4)):
+            found += [f"{master.stem[:5]} {q.name}: the right option is {how} option (hedges and absolutes give "
+                      "it away)" for how in singled_out(q)]
     measures = summary(masters)
     if measures["mean_ratio"] > MAX_RATIO:
         found.append(f"course: true statements are {measures['mean_ratio']:.2f} times as long as false ones "

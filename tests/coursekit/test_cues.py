@@ -36,6 +36,13 @@ def test_lengths_and_words_that_mark_the_true_statements_are_found():
     assert cues.longest_are_true(longest)
 
 
+def test_a_right_option_singled_out_by_its_wording_is_found():
+    texts = ["it always holds", "it can hold", "it never holds", "only then"]
+    assert cues.singled_out(question(texts, 'q1 = "b"')) == ["the only hedged", "the only unqualified"]
+    assert cues.singled_out(question(texts, 'q1 = "a"')) == []
+    assert cues.singled_out(question([*texts, "it may hold"], 'q1 = "b"')) == []
+
+
 def test_math_and_code_do_not_count_as_words():
     assert not cues._has("$p(x) = 0$ for `all` x", cues.ABSOLUTES)
     assert cues._has("for all x", cues.ABSOLUTES)
