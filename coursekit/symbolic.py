@@ -7,8 +7,9 @@ however it is written (as PrairieLearn's symbolic inputs do). Two rules keep thi
 - **It crosses as data.** In the student's process the expression becomes its ``srepr`` text
   (:func:`to_data`); on the grader's side :func:`parse` rebuilds it from a parse tree that may hold
   nothing but calls of an allowlist of SymPy node names, numbers, strings for symbol names and
-  lists. Nothing is imported, looked up or evaluated by name, and every node is built with
-  ``evaluate=False``, so no arithmetic happens while parsing.
+  lists (:data:`ACCEPTED`; :data:`REFUSED` names what the grader cannot evaluate, such as an
+  unevaluated ``Sum``, and what to write instead). Nothing is imported, looked up or evaluated by
+  name, and every node is built with ``evaluate=False``, so no arithmetic happens while parsing.
 - **It is compared by evaluation, never by simplification.** :func:`equivalent` evaluates the
   answer and the reference at points the question chooses, in 30-digit arithmetic (mpmath), with a
   guard on the size of every intermediate value: an expression built to explode (``10**10**10**9``)
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import operator
 import random
 import re
 from collections.abc import Iterable, Mapping
@@ -34,8 +36,11 @@ from typing import Any
 
 import mpmath
 import sympy
+from sympy.functions.elementary.piecewise import ExprCondPair
+from sympy.functions.special.hyper import TupleArg
 
-__all__ = ["SymbolicAnswerError", "digest", "equivalent", "evaluate", "parse", "random_points", "to_data"]
+__all__ = ["ACCEPTED", "REFUSED", "SymbolicAnswerError", "digest", "equivalent", "evaluate", "parse", "random_points",
+           "to_data"]
 
 MAX_TEXT = 100_000
 MAX_NODES = 5_000
@@ -48,12 +53,46 @@ _CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo, "zoo": sympy.zoo, "n
               "I": sympy.I, "true": sympy.true, "false": sympy.false, "EulerGamma": sympy.EulerGamma}
 _OPERATIONS = {"Add": sympy.Add, "Mul": sympy.Mul, "Pow": sympy.Pow}
 _FUNCTIONS = {name: getattr(sympy, name) for name in (
-    "exp", "log", "Abs", "sign", "sin", "cos", "tan", "sinh", "cosh", "tanh", "gamma", "loggamma",
-    "digamma", "polygamma", "beta", "binomial", "factorial", "Max", "Min")}
+    "exp", "log", "Abs", "sign", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
+    "asinh", "acosh", "atanh", "gamma", "loggamma", "digamma", "polygamma", "beta", "binomial", "factorial",
+    "RisingFactorial", "FallingFactorial", "erf", "erfc", "floor", "ceiling", "Mod", "Heaviside", "Max", "Min")}
+# Conditions of a Piecewise and the nodes SymPy's hyper is made of: built as they are written
+# (Basic.__new__), since their constructors compare, order or unpolarify their arguments, which is
+# arithmetic on whatever the answer holds (hyper((10**10**25,), (), x) never returns).
+_RELATIONS = {sympy.StrictLessThan: operator.lt, sympy.LessThan: operator.le, sympy.StrictGreaterThan: operator.gt,
+              sympy.GreaterThan: operator.ge, sympy.Equality: operator.eq, sympy.Unequality: operator.ne}
+_LOGIC = {sympy.And: all, sympy.Or: any, sympy.Not: lambda truths: not truths[0],
+          sympy.ITE: lambda truths: truths[1] if truths[0] else truths[2]}  # ITE: a Piecewise in a condition
+_AS_WRITTEN = {cls.__name__: cls for cls in [*_RELATIONS, *_LOGIC, sympy.Piecewise, ExprCondPair, sympy.hyper,
+                                            TupleArg]}
 _CONTAINERS = {"Tuple", "ImmutableDenseMatrix", "MutableDenseMatrix", "ImmutableMatrix", "Matrix"}
 _ASSUMPTIONS = {"positive", "negative", "nonnegative", "nonpositive", "real", "integer", "finite",
                 "nonzero", "zero", "rational", "odd", "even", "prime", "extended_real", "complex"}
 _SYMBOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_{}^\\,']{0,40}")
+
+#: Every node name :func:`parse` accepts (with the constants ``pi``, ``E``, ``EulerGamma``, ``I``,
+#: ``oo``, ``true`` and ``false``): what a prompt or a public check may tell a student to use.
+ACCEPTED = ("Symbol", "Integer", "Rational", "Float", *_OPERATIONS, *_FUNCTIONS, *_AS_WRITTEN, *sorted(_CONTAINERS))
+_CLOSED_FORM = "the grader cannot evaluate it: write it in closed form"
+_INCOMPLETE = "the grader cannot evaluate incomplete gamma functions in bounded time: write the answer without them"
+_POLAR = "a branch marker of SymPy's integrate: apply sympy.unpolarify to the answer, or declare the symbols positive"
+#: Node names :func:`parse` refuses with advice, each the output of a SymPy call that did not finish
+#: the work (an unevaluated sum or integral) or a function the grader cannot evaluate cheaply.
+REFUSED = {
+    "Sum": f"{_CLOSED_FORM} (a sum over an index has no value at a point until it is summed)",
+    "Product": f"{_CLOSED_FORM} (with factorial, gamma or RisingFactorial)",
+    "Integral": f"{_CLOSED_FORM} (sympy.integrate returned it unevaluated)",
+    "Limit": f"{_CLOSED_FORM} (the limit's value, from sympy.limit)",
+    "Derivative": f"{_CLOSED_FORM} (carry the derivative out: sympy.diff or .doit())",
+    "Subs": f"{_CLOSED_FORM} (carry the substitution out: .doit())",
+    "Function": "an undefined function (sympy.Function('f')) has no value: write the expression it stands for",
+    "Lambda": "the answer is an expression in the question's symbols, not a function of them",
+    "Dummy": f"{_CLOSED_FORM} (a dummy variable is left by an unevaluated sum or integral)",
+    "Order": "drop the O(...) term: the answer is exact",
+    "meijerg": f"{_CLOSED_FORM} (SymPy's integrate left a Meijer G-function; try sympy.hyperexpand)",
+    "exp_polar": _POLAR, "polar_lift": _POLAR, "periodic_argument": _POLAR,
+    "lowergamma": _INCOMPLETE, "uppergamma": _INCOMPLETE,
+}
 
 
 class SymbolicAnswerError(ValueError):
@@ -92,10 +131,9 @@ def parse(text: str) -> Any:
     Raises
     ------
     SymbolicAnswerError
-        If the text is too long, too deep or too large, or holds anything but the allowed SymPy
-        nodes (Symbol, Integer, Rational, Float, Add, Mul, Pow, Tuple, a matrix, the constants
-        and the elementary and special functions listed in this module), numbers, symbol names
-        and lists.
+        If the text is too long, too deep or too large, or holds anything but the SymPy nodes of
+        :data:`ACCEPTED` (the constants among them), numbers, symbol names and lists; a node of
+        :data:`REFUSED` is refused with what to write instead.
 
     Examples
     --------
@@ -131,6 +169,8 @@ def _build(node: ast.AST, depth: int) -> Any:
     if not isinstance(node, ast.Call):
         raise SymbolicAnswerError(f"a symbolic answer may not contain {type(node).__name__} nodes")
     if not isinstance(node.func, ast.Name):
+        if isinstance(node.func, ast.Call) and getattr(node.func.func, "id", None) == "Function":
+            raise SymbolicAnswerError(f"Function: {REFUSED['Function']}")
         raise SymbolicAnswerError("a symbolic answer may only call SymPy's node names (Add, Symbol, ...)")
     name = node.func.id
     if name == "Symbol":
@@ -146,14 +186,18 @@ def _build(node: ast.AST, depth: int) -> Any:
         return sympy.Rational(p, q)
     if name == "Float":
         return _float(node)
-    if name not in _OPERATIONS and name not in _FUNCTIONS and name not in _CONTAINERS:
+    if name in REFUSED:
+        raise SymbolicAnswerError(f"{name}: {REFUSED[name]}")
+    if name not in ACCEPTED:
         raise SymbolicAnswerError(f"a symbolic answer may not call {name!r}")
     args = [_build(arg, depth + 1) for arg in node.args]
-    if name in _OPERATIONS:
-        return _OPERATIONS[name](*args, evaluate=False)
-    if name in _FUNCTIONS:
+    if name in _AS_WRITTEN:
+        return _as_written(_AS_WRITTEN[name], args)
+    if name in _OPERATIONS or name in _FUNCTIONS:
+        if not all(isinstance(arg, sympy.Expr) for arg in args):
+            raise SymbolicAnswerError(f"{name} takes expressions (a condition only stands in a Piecewise)")
         try:
-            return _FUNCTIONS[name](*args, evaluate=False)
+            return (_OPERATIONS.get(name) or _FUNCTIONS[name])(*args, evaluate=False)
         except (TypeError, ValueError) as error:
             raise SymbolicAnswerError(f"{name}: {error}") from None
     if name == "Tuple":
@@ -162,6 +206,23 @@ def _build(node: ast.AST, depth: int) -> Any:
     if not (isinstance(rows, list) and rows and all(isinstance(r, list) and len(r) == len(rows[0]) for r in rows)):
         raise SymbolicAnswerError("a matrix is a list of rows of equal length")
     return sympy.ImmutableMatrix(rows)
+
+
+def _as_written(cls: type, args: list) -> Any:
+    """A condition, Piecewise or hyper node of exactly these arguments, checked by kind, built unevaluated."""
+    condition = (sympy.logic.boolalg.BooleanAtom, sympy.logic.boolalg.BooleanFunction, sympy.core.relational.Relational)
+    expr, names = sympy.Expr, {condition: "condition", sympy.Expr: "expression"}
+    fixed = {ExprCondPair: [expr, condition], sympy.Not: [condition], sympy.ITE: [condition] * 3,
+             sympy.hyper: [TupleArg, TupleArg, expr],
+             **{relation: [expr, expr] for relation in _RELATIONS}}
+    if cls in fixed:
+        expected, shape = fixed[cls], ", ".join(names.get(kind) or kind.__name__ for kind in fixed[cls])
+    else:  # And, Or, Piecewise, TupleArg: one or more
+        kind = {sympy.Piecewise: ExprCondPair, TupleArg: expr}.get(cls, condition)
+        expected, shape = [kind] * max(1, len(args)), f"one or more {names.get(kind) or kind.__name__}"
+    if len(args) != len(expected) or not all(isinstance(a, k) for a, k in zip(args, expected, strict=True)):
+        raise SymbolicAnswerError(f"{cls.__name__} takes {shape} in a symbolic answer")
+    return sympy.Basic.__new__(cls, *args)
 
 
 def _only(node: ast.Call, count: int) -> list[ast.AST]:
@@ -362,7 +423,7 @@ def digest(value: Any, points: Iterable[Mapping[str, Any]] | None = None, digits
 
     Examples
     --------
-    >>> digest(1000 / 0.641) == digest(1560.06) != digest(641.0)
+    >>> digest(2 / 3) == digest(0.6667) != digest(0.67)
     True
     >>> a = sympy.Symbol("a", positive=True)
     >>> points = random_points({"a": (1, 5)})
@@ -416,26 +477,43 @@ def _guard(value):
     return value if abs(value) <= HUGE else None
 
 
+def _mod(p, q):
+    """SymPy's ``Mod``, ``p - q floor(p / q)``, where ``p / q`` keeps 15 digits below the point."""
+    return None if q == 0 or abs(p / q) > 1e15 else p - q * mpmath.floor(p / q)
+
+
 # The functions the evaluator computes, each with the interval that every one of its arguments
 # must lie in; outside it the value is "not a number there", and mpmath is not called. Measured at
 # 30 digits (mpmath 1.3, one core): inside these intervals no evaluation takes more than about a
 # millisecond, and no argument of a course question comes near an edge (its values are counts,
 # probabilities and parameters below 10**4). Beyond them some take far longer: exp, sinh and cosh
-# 15 ms at 10**300, gamma and factorial 35 ms, beta and binomial 30 ms. sin, cos and tan are cheap
-# everywhere, but past 10**6 the argument's own rounding is no longer small against their period.
-# The upper edges of exp, gamma and factorial and both edges of sinh and cosh are where their
-# values pass HUGE anyway. Where the interval is every value the guard lets through, the cost is
-# flat across it (under 0.1 ms at 10**300 and at 2**-(10**450)). polygamma and Pow have rules of
-# their own (MAX_ORDER, MIN_POLYGAMMA, MAX_EXPONENT).
+# 15 ms at 10**300, gamma and factorial 35 ms, beta and binomial 30 ms, erfc 130 ms at 10**100
+# (0.2 ms at 10**6 and 10**10). sin, cos and tan are cheap everywhere, but past 10**6 the argument's
+# own rounding is no longer small against their period. RisingFactorial and FallingFactorial take
+# at most 0.2 ms anywhere, but past 10**6 mpmath's value is wrong (rf(10**300, 3.5) comes out 1.0;
+# within 10**6 it agrees with a 80-digit value to 1e-28). The upper edges of exp, gamma and factorial
+# and both edges of sinh and cosh are where their values pass HUGE anyway. Where the interval is
+# every value the guard lets through, the cost is flat across it (under 0.1 ms at 10**300 and at
+# 2**-(10**450); floor, ceiling, erf, the inverse trigonometric and hyperbolic functions and atan2
+# under 0.1 ms at +-10**300, 10**-300 and +-1). asin, acos, acosh and atanh outside their real
+# domain are complex there, which the guard refuses. Mod keeps p / q within 10**15 (_mod).
+# polygamma, Pow, hyper, Heaviside and Piecewise have rules of their own (MAX_ORDER,
+# MIN_POLYGAMMA, MAX_EXPONENT, _hyper, _evaluate).
 _ANYWHERE = (-HUGE, HUGE)
+_MILLION = (-1e6, 1e6)
 _NUMERIC = {
     sympy.exp: (mpmath.exp, (-700, 690)), sympy.sinh: (mpmath.sinh, (-690, 690)),
     sympy.cosh: (mpmath.cosh, (-690, 690)), sympy.tanh: (mpmath.tanh, _ANYWHERE),
-    sympy.sin: (mpmath.sin, (-1e6, 1e6)), sympy.cos: (mpmath.cos, (-1e6, 1e6)), sympy.tan: (mpmath.tan, (-1e6, 1e6)),
+    sympy.sin: (mpmath.sin, _MILLION), sympy.cos: (mpmath.cos, _MILLION), sympy.tan: (mpmath.tan, _MILLION),
     sympy.log: (mpmath.log, _ANYWHERE), sympy.Abs: (abs, _ANYWHERE), sympy.sign: (mpmath.sign, _ANYWHERE),
     sympy.gamma: (mpmath.gamma, (-170, 170)), sympy.factorial: (mpmath.factorial, (-170, 170)),
     sympy.loggamma: (mpmath.loggamma, _ANYWHERE), sympy.digamma: (mpmath.digamma, _ANYWHERE),
-    sympy.beta: (mpmath.beta, (-1e6, 1e6)), sympy.binomial: (mpmath.binomial, (-1e6, 1e6)),
+    sympy.beta: (mpmath.beta, _MILLION), sympy.binomial: (mpmath.binomial, _MILLION),
+    sympy.RisingFactorial: (mpmath.rf, _MILLION), sympy.FallingFactorial: (mpmath.ff, _MILLION),
+    **{getattr(sympy, name): (getattr(mpmath, name), _ANYWHERE)
+       for name in ("asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "floor")},
+    sympy.atan2: (lambda y, x: mpmath.atan2(y, x) if y or x else None, _ANYWHERE),
+    sympy.erfc: (mpmath.erfc, (-HUGE, 1e6)), sympy.ceiling: (mpmath.ceil, _ANYWHERE), sympy.Mod: (_mod, _ANYWHERE),
 }
 # polygamma(m, x): mpmath reaches a negative x by recurrence, one step per unit of |x|, so its cost
 # grows with |x| there (for m = 10: 0.6 ms at x = -100, 3 ms at -1000, 3 s at -10**6); digamma
@@ -443,6 +521,41 @@ _NUMERIC = {
 MAX_ORDER = 10
 MIN_POLYGAMMA = -100
 MAX_EXPONENT = 10_000  # of Pow: a larger one either explodes or vanishes, and 10**(2**30000) must not be tried
+# hyper: only 2F1, the one SymPy's integrate writes for a Beta-type integral, and only where its series
+# converges. At z = 1 mpmath sums it in closed form (Gauss), 0.3 ms at most with parameters within
+# 10**6. Inside the unit disc its cost grows with the parameters and with |z| (a parameter of 1000
+# takes 2 ms at z = 0.5, of 10**4 70 ms, of 10**6 0.5 s; at z = 0.9 a parameter of 10 can take 20 ms),
+# and mpmath may raise its working precision without end where the series' terms cancel (up to
+# 90 ms before it gives up); with parameters within 30, |z| <= 1/2 and its precision capped at 400
+# bits and 2000 terms, no evaluation takes more than 0.6 ms (every combination of parameters
+# +-30, +-30.5, 10, +-0.5, 2.5, 10**-6 and z = +-0.5, +-0.25).
+HYPER_PARAMETER, HYPER_RADIUS, HYPER_AT_ONE = 30, 0.5, 1e6
+
+
+def _hyper(expression: Any, values: Mapping[str, Any]):
+    """2F1(a, b; c; z) where its series converges and its cost is bounded (see HYPER_PARAMETER), else None."""
+    (upper, lower, z) = expression.args
+    if (len(upper), len(lower)) != (2, 1):
+        return None
+    a, b, c, z = args = [_evaluate(arg, values) for arg in (*upper, *lower, z)]
+    if any(arg is None for arg in args):
+        return None
+    if z == 1 and c - a - b > 0 and max(abs(a), abs(b), abs(c)) <= HYPER_AT_ONE:
+        return _guard(mpmath.hyp2f1(a, b, c, z))
+    if abs(z) <= HYPER_RADIUS and max(abs(a), abs(b), abs(c)) <= HYPER_PARAMETER:
+        return _guard(mpmath.hyp2f1(a, b, c, z, maxprec=400, maxterms=2000))
+    return None
+
+
+def _truth(condition: Any, values: Mapping[str, Any]) -> bool | None:
+    """Whether a Piecewise's condition holds at ``values``; None where a side of it has no value."""
+    if condition in (sympy.true, sympy.false):
+        return bool(condition)
+    if condition.func in _LOGIC:
+        truths = [_truth(arg, values) for arg in condition.args]
+        return None if None in truths else _LOGIC[condition.func](truths)
+    lhs, rhs = (_evaluate(side, values) for side in condition.args)
+    return None if lhs is None or rhs is None else _RELATIONS[condition.func](lhs, rhs)
 
 
 def _evaluate(expression: Any, values: Mapping[str, Any]):
@@ -455,11 +568,24 @@ def _evaluate(expression: Any, values: Mapping[str, Any]):
             return _guard(mpmath.mpmathify(expression.evalf(DIGITS)))
         except (TypeError, ValueError):
             return None
-    args = [_evaluate(arg, values) for arg in expression.args]
-    if any(arg is None for arg in args):
-        return None
     function = expression.func
     try:
+        if function is sympy.Piecewise:  # the first piece whose condition holds; only its value is computed
+            for piece, condition in expression.args:
+                truth = _truth(condition, values)
+                if truth is None or truth:
+                    return truth and _evaluate(piece, values)
+            return None
+        if function is sympy.hyper:
+            return _hyper(expression, values)
+        if function is sympy.Heaviside:  # H(x, H0): H0 only at x = 0 (SymPy's default H0 is 1/2)
+            x = _evaluate(expression.args[0], values)
+            if x is None or x != 0:
+                return None if x is None else mpmath.mpf(x > 0)
+            return _evaluate(expression.args[1], values) if len(expression.args) > 1 else mpmath.mpf(0.5)
+        args = [_evaluate(arg, values) for arg in expression.args]
+        if any(arg is None for arg in args):
+            return None
         if function is sympy.Add:
             return _guard(mpmath.fsum(args))
         if function is sympy.Mul:
@@ -485,5 +611,5 @@ def _evaluate(expression: Any, values: Mapping[str, Any]):
         if numeric is None or not all(low <= arg <= high for arg in args):
             return None
         return _guard(numeric(*args))
-    except (ValueError, ZeroDivisionError, TypeError, OverflowError, ArithmeticError):
+    except (ValueError, ZeroDivisionError, TypeError, OverflowError, ArithmeticError, mpmath.libmp.NoConvergence):
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import zipfile
@@ -19,7 +20,8 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from coursekit.grading.grader import SKIPPABLE, fingerprint
+from coursekit.grading.grader import SKIPPABLE, Assignment, fingerprint
+from coursekit.grading.sandbox import backstop
 from coursekit.notebooks import SKIP_TAG, clean_notebook, is_assignment, master_notebooks
 from coursekit.repository import DIST, ROOT, log, run
 
@@ -27,8 +29,10 @@ from coursekit.repository import DIST, ROOT, log, run
 # is /autograder, and the zip's contents go to its source/ folder.
 GRADER_SOURCE = "/autograder/source"
 # What of coursekit the grader needs beside lecturekit: the grading subpackage (the grader, its
-# worker, the CellTimeLimit plugin), the symbolic checks the tests call, and the paths they import.
-GRADER_PARTS = ["coursekit/__init__.py", "coursekit/repository.py", "coursekit/symbolic.py", "coursekit/grading"]
+# worker, the CellTimeLimit plugin), the symbolic checks the tests call (coursekit.check's as_graded
+# among them), and the paths they import.
+GRADER_PARTS = ["coursekit/__init__.py", "coursekit/repository.py", "coursekit/symbolic.py", "coursekit/check.py",
+                "coursekit/grading"]
 
 
 def assign(dist: Path = DIST, *, run_tests: bool = True) -> Path:
@@ -63,14 +67,70 @@ def assign_one(master: Path, dist: Path = DIST, *, run_tests: bool = True) -> No
         command.insert(4, "--no-run-tests")
     run(command)
     student = nbformat.read(out / "student" / master.name, as_version=4)
+    use_honest_check(student)
     skippable = skippable_cells(nb, student)
-    nbformat.write(clean_notebook(student, clear_outputs=True), student_dir / master.name)
     for extra in (out / "student").iterdir():  # support files the assignment ships, if any
         if extra.name != master.name:
             copy = shutil.copytree if extra.is_dir() else shutil.copy2
             copy(extra, student_dir / extra.name)
     (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
-    complete_autograder(zip_path, autograder_dir / f"{master.stem}-autograder.zip", question_rules(nb), skippable)
+    target = autograder_dir / f"{master.stem}-autograder.zip"
+    complete_autograder(zip_path, target, question_rules(nb), skippable)
+    state_time_limits(nb, student, Assignment.load(target).cell_seconds)  # as the grader reads them
+    nbformat.write(clean_notebook(student, clear_outputs=True), student_dir / master.name)
+
+
+TIME_LIMITS_ID = "grading-time-limits"
+
+
+def time_limits_statement(seconds: float) -> str:
+    """What a student notebook says of the grader's time limits, for a cell limit of ``seconds``."""
+    return (f"**Time limits when graded.** Each answer cell, and each question's check of your answers, may use "
+            f"{seconds:g} seconds of CPU time: the time your code spends computing, however busy the grading "
+            f"machine is. Code that waits without computing (a `sleep`, a wait on input) is stopped after "
+            f"{backstop(seconds):g} seconds of wall-clock time. A cell or check that goes over scores 0 for its "
+            f"question, with the reason; the other questions are graded as usual.")
+
+
+def state_time_limits(master: nbformat.NotebookNode, student: nbformat.NotebookNode, seconds: float) -> None:
+    """Put the statement of the time limits just before the first question of ``student`` (in place).
+
+    The first question's prompt is the master's first markdown cell after a ``# BEGIN QUESTION``
+    cell, which ``otter assign`` copies as it is.
+    """
+    cells = master.cells
+    start = next((i for i, c in enumerate(cells) if c.cell_type == "raw"
+                  and c.source.lstrip().startswith("# BEGIN QUESTION")), len(cells))
+    prompt = next((c.source for c in cells[start + 1:] if c.cell_type == "markdown"), None)
+    where = next((i for i, c in enumerate(student.cells) if c.cell_type == "markdown" and c.source == prompt), None)
+    if where is None:
+        raise SystemExit("the student notebook has no first question's prompt to put the time limits before: "
+                         "a master's first # BEGIN QUESTION cell must be followed by its prompt (a markdown cell)")
+    cell = nbformat.v4.new_markdown_cell(time_limits_statement(seconds))
+    cell.id = TIME_LIMITS_ID  # the same in every build
+    student.cells.insert(where, cell)
+
+
+# The first line of otter's initialisation cell, which the book hides (coursekit.build.book) and the
+# grader skips (coursekit.grading.submission): the rewritten cell keeps it.
+OTTER_INIT = "# Initialize Otter"
+_OTTER_NOTEBOOK = re.compile(r'^grader = otter\.Notebook\((?P<args>.*)\)$', re.M)
+
+
+def use_honest_check(student: nbformat.NotebookNode) -> None:
+    """Make the student notebook's ``grader`` a :class:`coursekit.check.Notebook` (``student``, changed in place).
+
+    ``otter assign`` writes ``import otter`` and ``grader = otter.Notebook("NAME.ipynb")`` under a
+    first line ``# Initialize Otter``; the cell keeps that line and the notebook's name, and makes the
+    course's ``Notebook``, whose check never says "passed" (the hidden tests decide the grade).
+    """
+    cells = [c for c in student.cells if c.cell_type == "code" and c.source.lstrip().startswith(OTTER_INIT)]
+    match = _OTTER_NOTEBOOK.search(cells[0].source) if len(cells) == 1 else None
+    if match is None:
+        raise SystemExit(f"expected one otter initialisation cell ({OTTER_INIT!r}, then `grader = "
+                         f"otter.Notebook(...)`) in the student notebook, found {len(cells)}: has otter assign "
+                         "changed what it writes?")
+    cells[0].source = f"{OTTER_INIT}\nfrom coursekit.check import Notebook\ngrader = Notebook({match['args']})"
 
 
 def skippable_cells(master: nbformat.NotebookNode, student: nbformat.NotebookNode) -> list[str]:

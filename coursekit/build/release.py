@@ -1,9 +1,9 @@
 """The student repository to publish (``python -m coursekit release``).
 
 ``assign``, then write a *student repository* in ``dist/student-repository/``: the student
-notebooks, ``lecturekit``, what their public checks import of ``coursekit`` (:data:`STUDENT_COURSEKIT`:
-``coursekit.symbolic`` alone), ``data/`` and the Binder environment, with a README whose Binder badge
-points at the default branch. Publish it (e.g. as its own GitHub repository) and pass its address
+notebooks, ``lecturekit``, what their checks import of ``coursekit`` (:data:`STUDENT_COURSEKIT`:
+``coursekit.symbolic`` and ``coursekit.check``), ``data/`` and the Binder environment, with a README
+whose Binder badge points at the default branch. Publish it (e.g. as its own GitHub repository) and pass its address
 to ``book`` (``REPOSITORY_URL``) for launch buttons that open student notebooks.
 """
 
@@ -23,15 +23,16 @@ STUDENT_REPOSITORY = DIST / "student-repository"
 # notation.md sits beside notebooks/, where the notebooks' links (../notation.md) look for it.
 STUDENT_REPOSITORY_FILES = ["lecturekit", "data", "pyproject.toml", "requirements.txt", "environment.yml",
                             "notation.md"]
-# Of coursekit, the student repository carries what the notebooks' public checks import (a symbolic
-# answer's equivalence check, the digests of known slips) and nothing of the machinery that builds,
-# releases and grades.
-STUDENT_COURSEKIT = ["symbolic.py"]
-STUDENT_COURSEKIT_INIT = '''"""coursekit, as the student repository carries it: the checks of symbolic answers.
+# Of coursekit, the student repository carries what the notebooks' public checks import (the digests
+# of known slips, a symbolic answer read and evaluated as the grader does) and what their `grader`
+# is (coursekit.check.Notebook), and nothing of the machinery that builds, releases and grades.
+STUDENT_COURSEKIT = ["symbolic.py", "check.py"]
+STUDENT_COURSEKIT_INIT = '''"""coursekit, as the student repository carries it: the notebooks' checks.
 
-The notebooks' public checks compare a symbolic answer with the expected formula and an answer's
-digest with those of known slips (:mod:`coursekit.symbolic`); the rest of coursekit, which builds,
-releases and grades the course, stays with the instructor.
+The notebooks' public checks compare an answer's digest with those of known slips and read a
+symbolic answer as the grader does (:mod:`coursekit.symbolic`); ``grader.check`` reports on them
+(:mod:`coursekit.check`). The rest of coursekit, which builds, releases and grades the course,
+stays with the instructor.
 """
 '''
 
@@ -54,7 +55,9 @@ The notebooks of the course *Generative Learning Algorithms*, with exercises to 
   ```
 
 In each exercise, replace the `...` with your answer and run the `grader.check("q1")` cell below it
-to run the public tests. Your instructor's hidden tests decide the grade.
+to run the public tests. They check your answer's form and rule out known mistakes; they cannot tell
+that it is right, and never say "passed": your instructor's hidden tests decide the grade. For a
+formula, the check also shows it as the grader reads it.
 
 The data sets in `data/` are described, with their sources and licences, in `data/README.md`.
 """
@@ -62,9 +65,9 @@ The data sets in `data/` are described, with their sources and licences, in `dat
 
 def release(out: Path = STUDENT_REPOSITORY, dist: Path = DIST, *, repository_url: str | None = None,
             branch: str = "main", student_dir: Path | None = None) -> Path:
-    """Write the student repository: student notebooks, lecturekit, coursekit.symbolic, data and the Binder setup.
+    """Write the student repository: student notebooks, lecturekit, the checks of coursekit, data and the Binder setup.
 
-    Its ``postBuild`` only installs ``lecturekit`` and ``coursekit.symbolic`` (editable, so that
+    Its ``postBuild`` only installs ``lecturekit`` and ``coursekit``'s checks (editable, so that
     ``data/`` stays next to them);
     there are no masters to assign from. With ``repository_url`` (where it will be published) the
     README carries a Binder badge for ``branch``. ``student_dir``: notebooks already assigned.

@@ -21,10 +21,13 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CONTROLLERS", "HOST", "LEAF_PREFIX", "Host", "Mount", "Plan", "keyed", "plans", "systemctl"]
+__all__ = ["CONTROLLERS", "HOST", "LEAF_PREFIX", "OPTIONAL_V1", "Host", "Mount", "Plan", "keyed", "plans", "systemctl"]
 
 CONTROLLERS = ("memory", "pids", "cpu")
 LEAF_PREFIX = "lecturekit-grader-"  # cgroup v2: where a grader alone in its cgroup moves itself
+# cgroup v1's hierarchies used where mounted: the CPU time a group has used (cgroup v2 counts it in
+# the cpu controller's cpu.stat), and the freezer that holds a group still while it is killed.
+OPTIONAL_V1 = ("cpuacct", "freezer")
 
 
 class Host:
@@ -156,15 +159,15 @@ def _v1(host: Host, v1: list[Mount], v2: list[Mount], own: dict) -> Plan | str:
     if not v1:
         return "no cgroup v1 hierarchy is mounted"
     bases, missing = {}, []
-    for name in (*CONTROLLERS, "freezer"):
+    for name in (*CONTROLLERS, *OPTIONAL_V1):
         folder = next((m.locate(own.get(name)) for m in v1 if name in m.controllers and m.locate(own.get(name))), None)
         if folder is None:
-            missing += [name] if name != "freezer" else []
+            missing += [name] if name not in OPTIONAL_V1 else []
         else:
             bases[folder] = bases.get(folder, frozenset()) | {name}
     if missing:
         return f"the {', '.join(missing)} controller(s) are not mounted as cgroup v1 hierarchies"
-    used = sorted({n for names in bases.values() for n in names}, key=(*CONTROLLERS, "freezer").index)
+    used = sorted({n for names in bases.values() for n in names}, key=(*CONTROLLERS, *OPTIONAL_V1).index)
     return Plan("v1", f"cgroup v1 ({', '.join(used)})", bases)
 
 

@@ -10,7 +10,8 @@ hold the public and hidden test functions) and changes where things run:
    (:mod:`coursekit.grading.submission`): a file that is not one the grader can read is that
    submission's row ("not a readable notebook (...)"), never the batch's end.
 2. The submission's code cells run in a worker (:class:`coursekit.grading.sandbox.Sandbox`), one cell
-   at a time, each with a wall-clock limit enforced from outside. The worker is confined in a
+   at a time, each with a limit on its CPU time (the assignment's ``CellTimeLimit`` seconds; a busy
+   grading machine costs no points) and a wall-clock backstop, both kept from outside. The worker is confined in a
    sandbox that shows it only the Python packages and the course's support files
    (:mod:`coursekit.grading.isolation`), under a system-call filter (:mod:`coursekit.grading.syscalls`),
    bounded as a whole in memory, processes and CPU (:mod:`coursekit.grading.limits`). A cell that
@@ -22,9 +23,9 @@ hold the public and hidden test functions) and changes where things run:
    data and brings back the answer as plain data (:mod:`coursekit.grading.plain_data`); a name bound
    to a value is fetched the same way. The references a test computes, and the comparisons, are
    never within the student's reach.
-4. Each question's check has its own deadline, kept by killing its process, and a memory bound; a
-   check that times out, runs out of memory or kills the worker scores 0 with that reason, and the
-   worker is restarted for the next question.
+4. Each question's check has the same CPU time limit (the answers' and its own) and backstop, kept
+   by killing its process, and a memory bound; a check that times out, runs out of memory or kills
+   the worker scores 0 with that reason, and the worker is restarted for the next question.
 5. Lecture cells that no answer or check uses are not run, where the master marks them so (the
    ``skip-when-grading`` tag; the autograder zip's ``skippable.json`` holds a fingerprint of each,
    :func:`fingerprint`). Only a cell that is exactly as the student notebook had it is skipped: an
@@ -33,8 +34,8 @@ hold the public and hidden test functions) and changes where things run:
    never depends on what was skipped.
 
 The result says, per question, the score and, where points were lost, why ("timed out after
-20 s", "the process died in this cell", "used more than 2 GiB", "raised ZeroDivisionError",
-"failed 2 of 3 tests"), in the grader's words: an exception's name only when it is a short
+20 s of CPU time in this cell", "the process died in this cell", "used more than 2 GiB", "raised
+ZeroDivisionError", "failed 2 of 3 tests"), in the grader's words: an exception's name only when it is a short
 identifier (:mod:`coursekit.grading.untrusted`); never the student's output, a hidden test's text, or
 anything of the machine it ran on.
 
@@ -58,9 +59,15 @@ from pathlib import Path
 
 from coursekit.grading import checking, submission
 from coursekit.grading.isolation import Environment
-from coursekit.grading.sandbox import MAX_CHECK_BYTES, MAX_ITEMS, MAX_MESSAGE, Outcome, Sandbox
-from coursekit.grading.zygote import IsolationUnavailable, WorkerPool, WorkerUnavailable
+from coursekit.grading.sandbox import (
+    MAX_CHECK_BYTES,
+    MAX_ITEMS,
+    MAX_MESSAGE,
+    Outcome,
+    Sandbox,
+)
 from coursekit.grading.untrusted import identifier, plain
+from coursekit.grading.zygote import IsolationUnavailable, WorkerPool, WorkerUnavailable
 
 __all__ = ["Assignment", "grade_submission"]
 
@@ -149,8 +156,8 @@ class Assignment:
 
 
 def _reason(outcome: Outcome, seconds: float, memory: int, where: str) -> str:
-    if outcome.status == "timeout":
-        return f"timed out after {seconds:g} s {where}"
+    if outcome.status == "timeout":  # the limit reached, in the sandbox's own words ("20 s of CPU time")
+        return f"timed out after {plain(outcome.detail, 60) or f'{seconds:g} s'} {where}"
     if outcome.status == "memory":
         return f"used more than {memory / 2**30:g} GiB {where}"
     if outcome.status == "died":
@@ -210,7 +217,8 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
     budget_seconds : float or None
         Time for the whole submission, cells and checks; default 3 × (cells + questions) × limit.
     cell_seconds : float or None
-        Time limit of each cell and each question's check; default: the assignment's.
+        CPU time limit of each cell and each question's check (each also has a wall-clock backstop,
+        :func:`coursekit.grading.sandbox.backstop`); default: the assignment's.
 
     Returns
     -------
@@ -321,9 +329,10 @@ def _grade_question(assignment, question, sandbox, owner, skip, raised, seconds,
     if time.monotonic() > budget_end:
         entry["reason"] = "not checked: the submission used up its time"
         return entry
-    verdict = checking.run(tests, sandbox, min(time.monotonic() + seconds, budget_end))
+    verdict = checking.run(tests, sandbox, seconds, budget_end)
     if verdict.abort:
-        entry["reason"] = _reason(Outcome(verdict.abort), seconds, memory, "while checking this question")
+        entry["reason"] = _reason(Outcome(verdict.abort, verdict.limit), seconds, memory,
+                                  "while checking this question")
         _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)  # a fresh worker
         return entry
     entry["score"] = min(max(verdict.score, 0), tests.possible)

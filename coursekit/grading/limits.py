@@ -15,14 +15,16 @@ says why none does and what would fix it):
 1. **cgroup v1**: the memory, pids and cpu hierarchies, writable (root). ``memory.limit_in_bytes``
    and ``memory.memsw.limit_in_bytes`` (no swap beyond the bound; ``memory.swappiness`` 0 where
    swap is not accounted), ``pids.max``, ``cpu.cfs_quota_us`` per ``cpu.cfs_period_us``,
-   ``cpu.shares``; the freezer, where mounted, holds the group still while it is killed. Measured
+   ``cpu.shares``; the freezer, where mounted, holds the group still while it is killed, and
+   cpuacct, where mounted, counts its CPU time (:meth:`Group.cpu_seconds`). Measured
    on Linux 6.18: v1 charges slab to ``memory.usage_in_bytes``, and a group of 256 MiB stops a file
    in a tmpfs of 1 GiB at about 250 MiB, and empty files at about 274,000, by the OOM killer.
 2. **cgroup v2 directly**, where the grader may make cgroups below its own (root, or the owner of
    a delegated cgroup): ``memory.max``, ``memory.swap.max`` 0, ``pids.max``, ``cpu.max``,
-   ``cpu.weight``; ``cgroup.kill`` (else ``cgroup.freeze``) to kill. The kernel passes controllers
-   to the children of a cgroup only while it holds no process (the root excepted): a grader alone
-   in its cgroup first moves itself into a leaf beside its groups, ``lecturekit-grader-<P>``.
+   ``cpu.weight``; ``cgroup.kill`` (else ``cgroup.freeze``) to kill; ``cpu.stat`` counts CPU
+   time. The kernel passes controllers to the children of a cgroup only while it holds no process
+   (the root excepted): a grader alone in its cgroup first moves itself into a leaf beside its
+   groups, ``lecturekit-grader-<P>``.
 3. **cgroup v2 through systemd**, for a user without root: each group is a transient scope
    (:meth:`Group.command` prefixes ``systemd-run --user --scope``; no ``--user`` for root), found
    with ``systemctl show -p ControlGroup``. A scope lives where systemd puts it, not below the
@@ -187,7 +189,7 @@ def problem(host: Host | None = None) -> str | None:
 def mechanism(host: Host | None = None) -> str | None:
     """What bounds sandboxes on ``host`` (default: this machine), for messages, or None.
 
-    E.g. ``"cgroup v1 (memory, pids, cpu, freezer)"``, ``"cgroup v2"``, ``"cgroup v2 through systemd-run
+    E.g. ``"cgroup v1 (memory, pids, cpu, cpuacct, freezer)"``, ``"cgroup v2"``, ``"cgroup v2 through systemd-run
     --user --scope"``.
     """
     plan, _ = _detect(host or HOST)
@@ -435,6 +437,24 @@ class Group:
     def peak_memory(self) -> int:
         """The group's peak memory use in bytes, tmpfs and kernel memory included (0 where not known)."""
         return self._count(("memory.max_usage_in_bytes", None), ("memory.peak", None))
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time all the group's processes have used so far, those ended included, in seconds.
+
+        The kernel's own count: cgroup v1's ``cpuacct.usage`` (nanoseconds; None where the cpuacct
+        hierarchy is not mounted), cgroup v2's ``usage_usec`` in ``cpu.stat``. None where it cannot
+        be read. A process in the group cannot reset it (the files are root's, and not in the sandbox).
+        """
+        v1 = self.plan.kind == "v1"
+        folder = self._folder("cpuacct" if v1 else "cpu")
+        try:
+            if folder is None:
+                return None
+            if v1:
+                return int(self.host.read(folder / "cpuacct.usage").strip()) / 1e9
+            return int(keyed(self.host.read(folder / "cpu.stat"))["usage_usec"]) / 1e6
+        except (OSError, ValueError, KeyError):
+            return None
 
     def close(self) -> None:
         """Kill everything in the group, then remove its folders (the parent too if empty); never raises."""

@@ -8,8 +8,18 @@ one submission's worker.
 A worker answers three requests: run this cell, what is this name, call this function. Limits are
 kept from outside:
 
-- **time**: every request has a wall-clock deadline kept here; past it the worker and everything
-  it started are killed (a student can ignore or disarm signals inside the worker, not this);
+- **time**: every request may use ``seconds`` of CPU time, counted by the kernel for the worker and
+  everything it started (:meth:`Zygote.cpu_seconds`: the sandbox's cgroup, else ``/proc``; never a
+  number the worker reports), and has a wall-clock backstop of :func:`backstop` seconds; past
+  either the worker and everything it started are killed (a student can ignore or disarm signals
+  inside the worker, not this). CPU time, not wall-clock time, so that a busy grading machine
+  costs no points: an answer that computes for 15 s is graded alike on an idle machine and on one
+  where it gets a third of a CPU and takes 45 s. The backstop stops what uses no CPU (a sleep, a
+  wait on a pipe) and what hides its work from the count (where there is no cgroup, a process
+  that leaves the worker's tree). Where no CPU time can be read at all (no cgroup and no
+  ``/proc``), ``seconds`` is a wall-clock limit, as before. The CPU time is read only when it could
+  have run out (never before ``seconds`` divided by the CPUs the sandbox may use, then at least
+  every :data:`POLL_SECONDS`): a request that answers in time costs a single read, or none;
 - **memory**: ``RLIMIT_AS`` is set in the worker before it runs anything of the student's;
 - **the sandbox as a whole**: the zygote and everything it starts share the bounds of a cgroup
   (:mod:`coursekit.grading.zygote`); a worker the kernel kills for that memory bound is reported as
@@ -27,6 +37,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 from __future__ import annotations
 
 import json
+import math
 import select
 import socket
 import time
@@ -38,12 +49,57 @@ from coursekit.grading.untrusted import identifier, json_values
 from coursekit.grading.worker import HEADER
 from coursekit.grading.zygote import STARTUP_SECONDS, Zygote
 
-__all__ = ["Outcome", "Sandbox"]
+__all__ = ["Outcome", "Sandbox", "backstop"]
 
 MAX_MESSAGE = 32 * 2**20
 MAX_ITEMS = 100_000
 MAX_CHECK_BYTES = 64 * 2**20
 RUN_REPLY = 4096  # a cell's reply is a status and an exception's name
+POLL_SECONDS = 0.1  # the least wait between two reads of the CPU time: a request ends at most this late
+# The wall-clock backstop: 4 x the CPU seconds tolerates a machine with four runnable processes per
+# CPU (a sandbox is held to one CPU's worth and shares it equally; benchmarks/grading_neighbours.py
+# measured 1.5 x beside a hostile neighbour), and 10 s more what does not scale with the limit:
+# a fresh worker's first page faults, imports and swap on a crowded machine.
+BACKSTOP_FACTOR, BACKSTOP_SECONDS = 4.0, 10.0
+
+
+def backstop(seconds: float) -> float:
+    """The wall-clock limit of a request that may use ``seconds`` of CPU time: 4 x ``seconds`` + 10 s."""
+    return BACKSTOP_FACTOR * seconds + BACKSTOP_SECONDS
+
+
+class _Clock:
+    """When a request's time is up: the sandbox's CPU time past ``seconds`` or the wall clock past ``wall_end``.
+
+    ``zygote`` None: the wall clock only (``seconds`` from now). Where the zygote's CPU time cannot be
+    read, ``seconds`` is a wall-clock limit. :meth:`wait` raises TimeoutError whose message says which limit.
+    """
+
+    def __init__(self, zygote: Zygote | None, seconds: float, wall_end: float | None = None):
+        now = time.monotonic()
+        self.zygote, self.seconds = zygote, seconds
+        self.start = zygote.cpu_seconds() if zygote is not None else None
+        if self.start is None:
+            self.next, self.wall_end, self.wall = math.inf, now + seconds, seconds
+        else:
+            self.next, self.wall_end = now + seconds / zygote.cpus, now + backstop(seconds)
+            self.wall = backstop(seconds)
+        if wall_end is not None and wall_end < self.wall_end:
+            self.wall_end, self.wall = wall_end, max(0.0, wall_end - now)
+
+    def wait(self) -> float:
+        """How long to wait for the worker now (TimeoutError once its time is up)."""
+        now = time.monotonic()
+        if now >= self.next:
+            used = self.zygote.cpu_seconds()
+            left = self.seconds - (used - self.start) if used is not None else 0.0
+            if left <= 0:
+                raise TimeoutError(f"{self.seconds:g} s of CPU time" if used is not None
+                                   else f"{self.wall:g} s of wall-clock time")
+            self.next = now + max(POLL_SECONDS, left / self.zygote.cpus)
+        if now >= self.wall_end:
+            raise TimeoutError(f"{self.wall:g} s of wall-clock time")
+        return min(self.next, self.wall_end) - now
 
 
 @dataclass
@@ -51,7 +107,8 @@ class Outcome:
     """What one request came to.
 
     ``status`` is ``"ok"``, ``"error"`` (the student's code raised ``detail``, an exception's type
-    name), ``"timeout"``, ``"memory"``, ``"died"`` (the worker exited or broke the channel) or
+    name), ``"timeout"`` (``detail`` says which limit: ``"20 s of CPU time"``, ``"90 s of wall-clock
+    time"``), ``"memory"``, ``"died"`` (the worker exited or broke the channel) or
     ``"flood"`` (it sent more than the grader reads: :data:`MAX_MESSAGE`, :data:`MAX_ITEMS`,
     :attr:`Sandbox.allowance`).
     """
@@ -99,7 +156,7 @@ class Sandbox:
         self.close(release=False)
         self.channel = self.zygote.spawn(self.memory_bytes)
         try:
-            self._read(HEADER.size, time.monotonic() + STARTUP_SECONDS)  # its empty "ready" message
+            self._read(HEADER.size, _Clock(None, STARTUP_SECONDS))  # its empty "ready" message
         except (TimeoutError, EOFError, OSError):
             pass  # the first request will find the worker dead
 
@@ -113,34 +170,33 @@ class Sandbox:
         if release and not self.detached:
             self.zygote.release()
 
-    def _request(self, message: dict, timeout: float, expect_value: bool = False,
-                 limit: int = MAX_MESSAGE) -> Outcome:
+    def _request(self, message: dict, seconds: float, expect_value: bool = False, limit: int = MAX_MESSAGE,
+                 wall_end: float | None = None) -> Outcome:
         if self.channel is None:
             if self.detached:  # a check's process never starts a worker: the grading process does
                 return Outcome("died")
             self.start()
-        deadline = time.monotonic() + timeout
+        clock = _Clock(self.zygote, seconds, wall_end)
         self._kills = self.zygote.oom_kills()
         try:
             data = json.dumps(message).encode()
             view = memoryview(HEADER.pack(len(data)) + data)
             while view:
-                _, ready, _ = select.select([], [self.channel], [], max(0.0, deadline - time.monotonic()))
-                if not ready:
-                    return self._fail("timeout")
-                view = view[self.channel.send(view[: 1 << 16]):]
-            (size,) = HEADER.unpack(self._read(HEADER.size, deadline))
+                _, ready, _ = select.select([], [self.channel], [], clock.wait())
+                if ready:
+                    view = view[self.channel.send(view[: 1 << 16]):]
+            (size,) = HEADER.unpack(self._read(HEADER.size, clock))
             if size > limit or (self.allowance is not None and size > self.allowance):
                 return self._fail("flood")
             if self.allowance is not None:
                 self.allowance -= size
-            raw = self._read(size, deadline)
+            raw = self._read(size, clock)
             if json_values(raw) > MAX_ITEMS:
                 return self._fail("flood")
             reply = json.loads(raw)
             del raw
-        except TimeoutError:
-            return self._fail("timeout")
+        except TimeoutError as limit_reached:
+            return self._fail("timeout", str(limit_reached))
         except (OSError, EOFError, ValueError, RecursionError):
             return self._fail("died")
         if not isinstance(reply, dict) or reply.get("status") not in ("ok", "error", "memory"):
@@ -159,13 +215,13 @@ class Sandbox:
             self.close(release=False)
         return outcome
 
-    def _read(self, size: int, deadline: float) -> bytes:
+    def _read(self, size: int, clock: _Clock) -> bytes:
         buffer = bytearray(size)
         view, got = memoryview(buffer), 0
         while got < size:
-            ready, _, _ = select.select([self.channel], [], [], max(0.0, deadline - time.monotonic()))
+            ready, _, _ = select.select([self.channel], [], [], clock.wait())
             if not ready:
-                raise TimeoutError
+                continue
             count = self.channel.recv_into(view[got:], min(size - got, 1 << 20))
             if not count:
                 raise EOFError
@@ -173,25 +229,30 @@ class Sandbox:
         view.release()
         return buffer
 
-    def _fail(self, status: str) -> Outcome:
+    def _fail(self, status: str, detail: str = "") -> Outcome:
         if status == "died" and self.zygote.oom_kills() > self._kills:
             status = "memory"  # the kernel killed it for the sandbox's memory bound
         self.close(release=False)
-        return Outcome(status)
+        return Outcome(status, detail)
 
-    def run(self, source: str, timeout: float) -> Outcome:
-        """Run one cell's source (its reply, a status, is read up to :data:`RUN_REPLY` bytes)."""
-        return self._request({"op": "run", "source": source}, timeout, limit=RUN_REPLY)
+    def run(self, source: str, seconds: float) -> Outcome:
+        """Run one cell's source with ``seconds`` of CPU time (its reply, a status, is read up to
+        :data:`RUN_REPLY` bytes)."""
+        return self._request({"op": "run", "source": source}, seconds, limit=RUN_REPLY)
 
-    def lookup(self, name: str, timeout: float) -> Outcome:
-        """``value`` is ``("function", None)``, ``("value", the value)`` or ``("missing", None)``."""
-        outcome = self._request({"op": "lookup", "name": name}, timeout, expect_value=True)
+    def lookup(self, name: str, seconds: float, wall_end: float | None = None) -> Outcome:
+        """``value`` is ``("function", None)``, ``("value", the value)`` or ``("missing", None)``.
+
+        Within ``seconds`` of CPU time, and by ``wall_end`` (a ``time.monotonic()`` value) if given
+        as well as within the backstop.
+        """
+        outcome = self._request({"op": "lookup", "name": name}, seconds, expect_value=True, wall_end=wall_end)
         if outcome.status == "ok" and not (isinstance(outcome.value, tuple) and len(outcome.value) == 2
                                            and outcome.value[0] in ("function", "value", "missing")):
             return self._fail("died")  # not what a worker answers: a forged reply
         return outcome
 
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> Outcome:
-        """Call the worker's function ``name``; ``value`` is what it returned."""
+    def call(self, name: str, args: tuple, kwargs: dict, seconds: float, wall_end: float | None = None) -> Outcome:
+        """Call the worker's function ``name``; ``value`` is what it returned (limits as :meth:`lookup`'s)."""
         return self._request({"op": "call", "name": name, "args": encode(list(args)),
-                              "kwargs": encode(dict(kwargs))}, timeout, expect_value=True)
+                              "kwargs": encode(dict(kwargs))}, seconds, expect_value=True, wall_end=wall_end)

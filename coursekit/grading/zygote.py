@@ -41,7 +41,7 @@ from coursekit.grading import isolation, limits, syscalls, unprivileged
 from coursekit.grading.isolation import Environment
 from coursekit.grading.isolation import problem as isolation_problem
 
-__all__ = ["IsolationUnavailable", "WorkerPool", "WorkerUnavailable", "Zygote"]
+__all__ = ["IsolationUnavailable", "WorkerPool", "WorkerUnavailable", "Zygote", "process_seconds"]
 
 STARTUP_SECONDS = 120
 CONTROL_SECONDS = 5
@@ -290,6 +290,110 @@ class Zygote:
     def oom_kills(self) -> int:
         """How many processes of this sandbox the kernel has killed for its memory bound (0 unbounded)."""
         return self.group.oom_kills() if self.group is not None else 0
+
+    @property
+    def cpus(self) -> float:
+        """The most CPUs' worth of time this sandbox can use at once (its quota, or the machine's CPUs)."""
+        return self.pool.limits.cpus if self.group is not None else float(os.cpu_count() or 1)
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time the sandbox's processes have used so far, in seconds (None where it cannot be known).
+
+        Counted by the kernel, never by a process of the student's. Bounded as a whole, the cgroup's
+        count: every process that ever ran in the sandbox, ended or not (:meth:`limits.Group.cpu_seconds`).
+        Otherwise the processes living now, each with the children it waited for (``/proc/<pid>/stat``):
+        those of the sandbox's own user (``"user"``), or those below the zygote (``"bubblewrap"``,
+        whose PID namespace's init keeps orphans below it; ``"none"``, where a process that leaves the
+        tree, an orphan re-parented outside or a child nobody waited for, is no longer counted: the
+        wall-clock backstop of :mod:`coursekit.grading.sandbox` still bounds it). None before it starts.
+        """
+        if self.process is None:
+            return None
+        counted = self.group.cpu_seconds() if self.group is not None else None
+        if counted is not None:
+            return counted
+        uid = self.pool.uid if self.pool.mode == "user" else None
+        return _tree_seconds(self.process.pid, uid)
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command's name (which may hold anything), or None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rpartition(b")")[2].decode().split()
+    except (OSError, ValueError):
+        return None
+
+
+def process_seconds(pid: int) -> float | None:
+    """The CPU time process ``pid`` (all its threads) and the children it waited for have used, or None."""
+    fields = _stat(pid)
+    return sum(int(fields[i]) for i in range(11, 15)) / _TICKS if fields and len(fields) > 14 else None
+
+
+def _real_uid(pid: str) -> int | None:
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next((int(line.split()[1]) for line in status if line.startswith("Uid:")), None)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _descendants(root: int) -> list[int] | None:
+    """``root`` and every process below it, from the kernel's lists of children (None where it has none)."""
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        try:
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # ended meanwhile
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/children") as children:
+                    todo.extend(int(child) for child in children.read().split())
+            except FileNotFoundError:
+                if not os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
+                    return None  # a kernel without CONFIG_PROC_CHILDREN
+            except (OSError, ValueError):
+                pass
+    return found
+
+
+def _tree_seconds(root: int, uid: int | None) -> float | None:
+    """CPU time of the living processes of user ``uid`` (None: of ``root`` and all below it), from /proc."""
+    below = _descendants(root) if uid is None else None
+    if below is not None:  # a few files to read, not the whole of /proc
+        return sum(sum(int(f[i]) for i in range(11, 15)) for f in map(_stat, below) if f and len(f) > 14) / _TICKS
+    try:
+        names = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return None
+    parents, used = {}, {}
+    for name in names:
+        fields = _stat(name)
+        if not fields or len(fields) < 15:
+            continue  # ended meanwhile
+        if uid is not None and _real_uid(name) != uid:  # not /proc/<pid>'s owner: root's if not dumpable
+            continue
+        parents[int(name)] = int(fields[1])
+        used[int(name)] = sum(int(fields[i]) for i in range(11, 15))  # utime, stime, cutime, cstime
+    if uid is None:
+        children: dict[int, list[int]] = {}
+        for pid, parent in parents.items():
+            children.setdefault(parent, []).append(pid)
+        inside, todo = set(), [root]
+        while todo:
+            pid = todo.pop()
+            if pid not in inside:
+                inside.add(pid)
+                todo.extend(children.get(pid, ()))
+        used = {pid: ticks for pid, ticks in used.items() if pid in inside}
+    return sum(used.values()) / _TICKS
 
 
 class WorkerPool:

@@ -64,10 +64,14 @@ def test_every_question_has_typical_wrong_answers(master):
     for question in questions.values():
         entries = wrong.get(question.name) or []
         assert entries, f"{master.name} {question.name}: no typical wrong answer in {exercises.WRONG_ANSWERS.name}/"
+        assert any("mistake" in entry for entry in entries), f"{master.name} {question.name}: no mistake catalogued"
         for entry in entries:
-            assert {"mistake", "answer"} <= set(entry) <= {"mistake", "answer", "feedback", "shortcut"}, entry
-            assert entry["mistake"].strip(), entry
-            assert entry["answer"].strip() != question.solution.strip(), f"{question.name}: the 'wrong' answer is the solution"
+            if "correct" in entry:  # a right answer in another form: it must score full marks
+                assert set(entry) == {"correct", "answer"} and entry["correct"].strip(), entry
+            else:
+                assert {"mistake", "answer"} <= set(entry) <= {"mistake", "answer", "feedback", "shortcut"}, entry
+                assert entry["mistake"].strip(), entry
+            assert entry["answer"].strip() != question.solution.strip(), f"{question.name}: the entry is the solution"
 
 
 @pytest.mark.parametrize("master", MASTERS, ids=name)
@@ -140,11 +144,13 @@ def test_solutions_score_full_blanks_zero_and_typical_mistakes_less(graded, mast
     assert not bad, "\n".join(bad)
 
 
-def test_the_sample_holds_the_first_mistake_and_the_first_shortcut_in_catalogue_order():
+def test_the_sample_holds_the_first_mistake_shortcut_and_right_answer_in_catalogue_order():
     mistakes = [{"mistake": f"m{i}"} for i in range(3)]
     shortcuts = [{"mistake": f"s{i}", "shortcut": "a library call"} for i in range(2)]
     assert exercises.sample([shortcuts[0], *mistakes, shortcuts[1]]) == [shortcuts[0], mistakes[0]]
     assert exercises.sample(mistakes) == [mistakes[0]]
+    right = [{"correct": f"r{i}"} for i in range(2)]
+    assert exercises.sample([right[0], *mistakes, right[1]]) == [right[0], mistakes[0]]
     assert exercises.sample([]) == []
 
 

@@ -10,7 +10,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.build.assign import GRADER_SOURCE, course_python, grader_files, pinned_requirements
+from coursekit.build.assign import (GRADER_SOURCE, TIME_LIMITS_ID, course_python, grader_files, pinned_requirements,
+                                    time_limits_statement, use_honest_check)
+from coursekit.check import NO_PROBLEM
+from coursekit.grading.grader import Assignment
 from coursekit.repository import ROOT
 from released import BAYES, CORRECT, MARKERS, MASTERS, check_outputs, readable_text, solution_lines, submission
 
@@ -50,9 +53,26 @@ def test_no_solution_or_hidden_test_reaches_students_or_the_website(release, bui
     assert not leaks, "solutions or hidden tests reached a student-facing file:\n" + "\n".join(leaks[:20])
 
 
+def test_the_otter_initialisation_cell_makes_the_courses_notebook():
+    otter_cell = '# Initialize Otter\nimport otter\ngrader = otter.Notebook("04.02-MAP-Estimation.ipynb")'
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# MAP"), nbformat.v4.new_code_cell(otter_cell),
+                                         nbformat.v4.new_code_cell('grader.check("q1")')])
+    use_honest_check(nb)
+    assert nb.cells[1].source == ('# Initialize Otter\nfrom coursekit.check import Notebook\n'
+                                  'grader = Notebook("04.02-MAP-Estimation.ipynb")')
+    assert [c.source for c in nb.cells[::2]] == ["# MAP", 'grader.check("q1")']
+    nb.cells[1].source = "# Initialize Otter\nimport otter"  # what otter writes changed: say so
+    with pytest.raises(SystemExit, match="otter initialisation cell"):
+        use_honest_check(nb)
+
+
 def test_student_notebooks_are_clean(release):
+    assignments = {master.name for master in MASTERS}
     for path in (release / "student").glob("*.ipynb"):
         nb = nbformat.read(path, as_version=4)
+        if path.name in assignments:  # the grader is the course's Notebook, whose check never says "passed"
+            first = next(c for c in nb.cells if c.cell_type == "code")
+            assert first.source.startswith("# Initialize Otter\nfrom coursekit.check import Notebook\n"), first.source
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert cell.execution_count is None and cell.outputs == [], f"{path.name}: stored outputs"
@@ -136,4 +156,25 @@ def test_public_checks_pass_for_a_correct_answer(release, tmp_path):
     outputs = check_outputs(nb)
     assert set(outputs) == {f"q{i}" for i in range(1, 7)}
     for question, text in outputs.items():
-        assert "All test cases passed" in text, (question, text[:300])
+        assert NO_PROBLEM.format(name=question) in text and "passed" not in text, (question, text[:300])
+    # The symbolic answer is shown as the grader read it.
+    import sympy
+
+    from coursekit.symbolic import parse, to_data
+
+    N, m = sympy.symbols("N m", positive=True)
+    read = parse(to_data(1 / (1 + (N - m) / m))["sympy"])
+    assert f"The grader reads q4_estimate as: {sympy.sstr(read)}" in outputs["q4"], outputs["q4"]
+
+
+def test_every_assignment_states_its_graders_time_limits_before_its_first_question(release):
+    zips = sorted((release / "autograder").glob("*-autograder.zip"))
+    assert zips
+    for zip_path in zips:
+        seconds = Assignment.load(zip_path).cell_seconds  # what the grader enforces
+        name = zip_path.name.removesuffix("-autograder.zip")
+        cells = nbformat.read(release / "student" / f"{name}.ipynb", as_version=4).cells
+        (where,) = [i for i, c in enumerate(cells) if c.get("id") == TIME_LIMITS_ID]
+        assert cells[where].source == time_limits_statement(seconds)
+        assert f"{seconds:g} seconds of CPU time" in cells[where].source
+        assert cells[where + 1].source.lstrip("*# ").startswith("Question"), (name, cells[where + 1].source[:80])

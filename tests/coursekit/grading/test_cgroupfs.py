@@ -52,7 +52,9 @@ def test_the_folders_found_for_this_process_hold_it():
 SYSTEMD_SLICE = "/user.slice/user-1000.slice/user@1000.service/app.slice"
 CONTROLLER_FILES = {"memory": {"memory.max": "max", "memory.swap.max": "max", "memory.peak": "0",
                                "memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n"},
-                    "pids": {"pids.max": "max"}, "cpu": {"cpu.max": "max 100000", "cpu.weight": "100"}}
+                    "pids": {"pids.max": "max"},
+                    "cpu": {"cpu.max": "max 100000", "cpu.weight": "100",
+                            "cpu.stat": "usage_usec 0\nuser_usec 0\nsystem_usec 0\n"}}
 
 
 class FakeTree(Host):
@@ -244,6 +246,9 @@ def test_v2_a_grader_alone_in_its_cgroup_moves_into_a_leaf_then_makes_groups(tmp
     (group.directories[0] / "memory.events").write_text("low 0\nhigh 0\nmax 4\noom 2\noom_kill 2\n")
     (group.directories[0] / "memory.peak").write_text(str(200 * MiB))
     assert group.oom_kills() == 2 and group.peak_memory() == 200 * MiB
+    assert group.cpu_seconds() == 0
+    (group.directories[0] / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\nsystem_usec 500000\n")
+    assert group.cpu_seconds() == 1.5
     tree.journal.clear()
     group.close()
     group.close()

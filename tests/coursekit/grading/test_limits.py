@@ -242,6 +242,34 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+# A child that burns 0.3 s of CPU in a grandchild of its own and exits at once: the grandchild is
+# orphaned, never waited for by anyone in the group, and exits too.
+ORPHAN_BURNS = """
+import os, time
+if os.fork() == 0:
+    if os.fork() == 0:
+        start = time.process_time()
+        while time.process_time() - start < 0.3:
+            pass
+    os._exit(0)
+os.wait()
+print("started", flush=True)
+"""
+
+
+def test_the_groups_cpu_time_counts_processes_that_ended_unwaited(lab):
+    group = lab.group(Limits(256 * MiB, 64, 1.0), "cpu-time")
+    assert group.cpu_seconds() == 0
+    process = lab.python(group, ORPHAN_BURNS)
+    assert read_line(process) == "started"
+    process.wait()
+    end = time.monotonic() + 60  # a liveness bound: the grandchild ends after 0.3 s of CPU, however slow the machine
+    while group.pids() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not group.pids()
+    assert group.cpu_seconds() >= 0.3
+
+
 def favour(group: Group) -> None:
     """Weight ``group`` (and its parent) far above the machine's other work, so that only its quota holds it back.
 
