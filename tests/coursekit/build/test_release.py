@@ -40,7 +40,7 @@ def test_student_repository_holds_what_students_need_and_no_solution(student_rep
     # Of coursekit, what the public checks import (coursekit.symbolic) and nothing of the machinery.
     shipped = sorted(p.relative_to(student_repository).as_posix() for p in (student_repository / "coursekit").rglob("*")
                      if "__pycache__" not in p.parts)
-    assert shipped == ["coursekit/__init__.py", *(f"coursekit/{name}" for name in STUDENT_COURSEKIT)], shipped
+    assert shipped == sorted(["coursekit/__init__.py", *(f"coursekit/{name}" for name in STUDENT_COURSEKIT)]), shipped
     assert (student_repository / "coursekit" / "symbolic.py").read_bytes() == (root / "coursekit" / "symbolic.py").read_bytes()
     leaks = []
     for path in (student_repository / "notebooks").glob("*.ipynb"):

@@ -305,9 +305,10 @@ def test_honest_blank_and_wrong(battery):
     assert scores(table["all-wrong"]) == dict.fromkeys(FULL, 0)
     assert table["honest"]["error"] == "" and table["honest"]["q1 reason"] == ""
     assert table["blank"]["q1 reason"].startswith("failed 2 of 2")
-    # A failed public check's message (here: the worked example's value) is the feedback in the reason;
+    # A failed public check's message (here: the mistake on the worked example) is the feedback in the reason;
     # a hidden test's text never is.
-    assert table["all-wrong"]["q1 reason"] == "failed 2 of 2 tests; The worked example gives 0.009 / 0.0585, about 0.1538."
+    assert table["all-wrong"]["q1 reason"] == ("failed 2 of 2 tests; On the worked example your answer differs from "
+                                               "Bayes' theorem.")
     assert "test_q1_many_values" not in table["all-wrong"]["q1 reason"]
     assert {row["isolated"] for row in table.values() if not row["error"]} == {"yes"}  # every grade confined
 
