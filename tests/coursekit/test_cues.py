@@ -21,6 +21,7 @@ def test_a_set_answer_and_a_tuple_of_verdicts_give_the_same_statements():
     assert as_set == as_tuple
     assert [s.true for s in as_set] == [False, True, False]
     assert cues.statements(question(texts, 'q1 = "b"')) == []  # a single answer is not a set of verdicts
+    assert [s.true for s in cues.statements(question(texts, "q1 = set()"))] == [False, False, False]
 
 
 def test_lengths_and_words_that_mark_the_true_statements_are_found():
