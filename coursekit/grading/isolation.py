@@ -61,6 +61,8 @@ INSTALL_HINT = ("install bubblewrap (Debian, Ubuntu: `sudo apt-get install bubbl
 # The grading machinery, which no answer may import (it could read the checks or forge a result): never
 # bound into the working folder, and covered wherever else the worker could import it from.
 GRADER_PACKAGES = ("coursekit",)
+# A module's other names: banning it bans them too (decimal is its C module, or its pure-Python twin).
+OTHER_NAMES = {"decimal": ("_decimal", "_pydecimal")}
 BANNED_MODULE = ('raise ModuleNotFoundError(f"{__name__} is not available to this question\'s answer", '
                  'name=__name__)\n')
 
@@ -76,11 +78,15 @@ class Environment:
         working folder: the autograder zip's ``files/``, unpacked.
     banned : tuple of str
         Modules the worker must not import, e.g. ``("lecturekit",)`` or ``("scipy.stats",)``
-        (held only when the worker is confined).
+        (held only when the worker is confined), with their other names (:data:`OTHER_NAMES`) added.
     """
 
     support: Path | None = None
     banned: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        names = [*self.banned, *(other for name in self.banned for other in OTHER_NAMES.get(name, ()))]
+        object.__setattr__(self, "banned", tuple(dict.fromkeys(names)))
 
 
 def interpreter_folders() -> list[Path]:

@@ -40,8 +40,8 @@ import base64
 import binascii
 import io
 import math
+import sys
 from collections import Counter
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -128,7 +128,7 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {"c": [float.hex(value.real), float.hex(value.imag)]}
     if kind is str:
         return {"s": value}
-    if kind is Fraction:
+    if kind is getattr(sys.modules.get("fractions"), "Fraction", None):  # never imported here: it may be banned
         return {"q": [str(value.numerator), str(value.denominator)]}
     if isinstance(value, np.generic) and kind.__module__ == "numpy":
         return {"g": _array(np.asarray(value), _depth)}
@@ -271,6 +271,9 @@ def _decode(data: Any, budget: _Budget, depth: int) -> Any:
         numerator, denominator = (_integer(part, budget) for part in _pair(payload, "a fraction"))
         if denominator == 0:
             raise _malformed("a fraction's denominator is 0")
+        # imported here, not above: a question may ban fractions (and decimal) in the worker
+        from fractions import Fraction
+
         return Fraction(numerator, denominator)
     if tag == "g":
         if type(payload) is not dict or payload.keys() != {"a"}:

@@ -9,6 +9,7 @@ what a submission leaves for the next one. tests/test_grader.py grades whole hos
 from __future__ import annotations
 
 import errno
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -126,6 +127,24 @@ def test_a_question_environment_can_ban_a_module(pool, support, banned, fails, w
         assert unbanned.run(fails, 30).status == "ok"
     finally:
         unbanned.close()
+
+
+def test_a_question_can_ban_exact_arithmetic(pool, support):
+    """decimal and fractions can be banned: the worker's own plain data never imports them."""
+    sandbox = Sandbox(pool.zygote(Environment(support, ("decimal", "fractions"))))
+    try:
+        sandbox.start()
+        for fails in ("import decimal", "import _decimal", "import _pydecimal", "from fractions import Fraction",
+                      "import statistics"):
+            refused = sandbox.run(fails, 30)
+            # a compiled module covered by a Python file cannot load: ImportError, not ModuleNotFoundError
+            wanted = "ImportError" if fails == "import _decimal" else "ModuleNotFoundError"
+            assert (refused.status, refused.detail) == ("error", wanted), (fails, refused)
+        assert sandbox.run("import numpy as np\nanswer = [np.log(0.5), 2, 'x']", 30).status == "ok"
+        sent = sandbox.lookup("answer", 30)
+        assert sent.status == "ok" and sent.value == ("value", [math.log(0.5), 2, "x"]), sent
+    finally:
+        sandbox.close()
 
 
 @pytest.mark.parametrize("banned", [(), ("lecturekit",)])
