@@ -47,6 +47,8 @@ __all__ = ["GraderProcess", "GradingPlugin", "grade_all", "grade_one", "SUBMISSI
 # the assignment's CellTimeLimit seconds, and a submission's cells and checks together to this).
 SUBMISSION_TIMEOUT = 900
 PLUGIN = "lecturekit-grading"
+# How often a submission whose task the cluster lost (its data or its workers gone) is submitted again.
+CLUSTER_RETRIES = 2
 
 
 class GraderProcess:
@@ -286,7 +288,8 @@ def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, schedule
     -------
     dict
         Each name's row, as :func:`grade_one` gives it with ``seconds``; a submission whose task
-        failed (its workers kept dying, say) gets an ``error`` instead.
+        the cluster lost is submitted again (:data:`CLUSTER_RETRIES` times, under keys ending
+        ``-retry1``, ``-retry2``), and one whose tasks all failed gets an ``error`` instead.
     """
     from distributed import as_completed
 
@@ -298,18 +301,29 @@ def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, schedule
             data = Path(zip_path).read_bytes()
             zips[zip_path] = (hashlib.sha256(data).hexdigest()[:16], client.scatter(data, broadcast=True, hash=False))
         run = uuid.uuid4().hex[:8]
-        futures = {}
+        futures, given, attempts = {}, {}, {}
         for index, (name, notebook, zip_path) in enumerate(submissions):
             digest, data = zips[zip_path]
             future = client.submit(grade_task, name, Path(notebook).read_bytes(), Path(zip_path).name, digest, data,
                                    key=f"grade-{run}-{index:05d}", pure=False)
-            futures[future] = name
-        for future in as_completed(futures):
-            name = futures[future]
+            futures[future], given[name] = name, (future.key, notebook, zip_path)
+        queue = as_completed(futures)
+        for future in queue:
+            name = futures.pop(future)
             try:
                 rows[name] = future.result()
             except Exception as error:  # noqa: BLE001 - the cluster's failure (e.g. KilledWorker), not the student's
+                attempts[name] = attempts.get(name, 0) + 1
                 log(f"{name}: the grading cluster failed: {type(error).__name__}: {error}")
+                if attempts[name] <= CLUSTER_RETRIES:  # its zip sent along, not scattered: it may be what was lost
+                    key, notebook, zip_path = given[name]
+                    again = client.submit(grade_task, name, Path(notebook).read_bytes(), Path(zip_path).name,
+                                          zips[zip_path][0], Path(zip_path).read_bytes(),
+                                          key=f"{key}-retry{attempts[name]}", pure=False)
+                    futures[again] = name
+                    queue.add(again)
+                    future.release()
+                    continue
                 rows[name] = {"error": f"not graded: the grading cluster failed ({identifier(type(error).__name__)})"}
             future.release()
             if done is not None:

@@ -5,7 +5,8 @@ tools (``dask scheduler``, ``dask worker``, on 127.0.0.1), as an instructor or d
 them on a cluster; a small batch of two assignments graded through them gives the same
 ``scores.csv`` as the local run (but for the ``seconds`` column, which is timing). Then one worker
 is killed while it grades: no submission is lost, and the one it was grading is graded again on the
-other worker, once (Dask's own record of the task says so).
+other worker, once (Dask's own record of the task says so). A task the cluster fails outright is
+submitted again, its zip sent along.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import nbformat
 import pytest
 
 from coursekit import exercises
-from coursekit.grading import gradebook
+from coursekit.grading import fanout, gradebook
 from coursekit.repository import MASTERS
 
 NOTEBOOKS = {"01.01-Bayes-Rule-and-Maximum-Likelihood": ("solution", "blank", "wrong-1", "wrong-2"),
@@ -127,9 +128,10 @@ def test_a_worker_killed_mid_batch_loses_no_submission(batch, release, local, da
                 victim, key = None, None
         assert key is not None, "no worker started grading"
         grading.join(timeout=600)
-        story = client.story(key)
+        story = client.story(key, *(f"{key}-retry{n}" for n in range(1, fanout.CLUSTER_RETRIES + 1)))
     assert not grading.is_alive()
     assert table(batch.parent / "killed.csv") == local  # every submission, each once, as graded locally
+    # graded once more, under its own key or, if the cluster lost the task, a retry's
     graded = [s for s in story if s[0] not in (victim, "scheduler") and s[2:4] == ("executing", "memory")]
     finished = [s for s in story if s[0] == "scheduler" and s[3] == "memory"]
     assert len(graded) == 1 and len(finished) == 1, story
@@ -137,3 +139,35 @@ def test_a_worker_killed_mid_batch_loses_no_submission(batch, release, local, da
     print(f"\nkilled {victim} while it graded {key}; graded again on {survivor}, once:")
     for line in story:
         print("   ", line[:4])
+
+
+MARKS = Path(os.environ.get("TMPDIR", "/tmp"))  # set per test below; read by the task in the worker thread
+
+
+def lost_once(name, notebook, zip_name, digest, zip_data):
+    """A task that the cluster loses the first time it runs for a submission (its data gone, say)."""
+    mark = MARKS / name.replace("/", "_")
+    if not mark.exists():
+        mark.write_text(digest)
+        raise RuntimeError(f"lost {name}")
+    return {"total": len(notebook) + len(zip_data), "zip": zip_name}
+
+
+def test_a_task_the_cluster_loses_is_submitted_again(monkeypatch, tmp_path):
+    monkeypatch.setattr(sys.modules[__name__], "MARKS", tmp_path)
+    monkeypatch.setattr(fanout, "grade_task", lost_once)
+    (tmp_path / "a.zip").write_bytes(b"zip")
+    submissions = []
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.ipynb").write_bytes(name.encode())
+        submissions.append((name, tmp_path / f"{name}.ipynb", tmp_path / "a.zip"))
+    options = {"timeout": 60, "protect": [], "cell_seconds": 5, "unisolated": False}
+    rows = fanout.grade_all(submissions, options, jobs=1)
+    assert rows == {"one": {"total": 6, "zip": "a.zip"}, "two": {"total": 6, "zip": "a.zip"}}
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == "") == ["one", "two"]  # each failed once
+
+    monkeypatch.setattr(fanout, "CLUSTER_RETRIES", 0)  # and one the cluster keeps losing gets an error, named
+    for mark in ("one", "two"):
+        (tmp_path / mark).unlink()
+    rows = fanout.grade_all(submissions[:1], options, jobs=1)
+    assert rows == {"one": {"error": "not graded: the grading cluster failed (RuntimeError)"}}
