@@ -38,9 +38,10 @@ MAX_RATIO = 1.1
 MAX_LONGER_SHARE = 0.6
 MAX_WORD_GAP = 0.2
 HEDGES = ("can", "may", "might", "usually", "often", "typically", "generally", "tends", "tend", "need not",
-          "sometimes", "in general", "can be", "could")
+          "sometimes", "in general", "can be", "could", "at some cost", "a little", "partly", "somewhat",
+          "largely", "mostly")
 ABSOLUTES = ("always", "never", "only", "must", "every", "all", "none", "cannot", "any", "no", "completely", "entirely",
-             "guarantees", "guaranteed", "impossible", "whatever", "nothing")
+             "guarantees", "guaranteed", "impossible", "whatever", "nothing", "alone", "hardly ever", "at all")
 _ANSWER = re.compile(r"^\s*q\d+\s*=\s*(.+?)\s*(#.*)?$", re.M)
 
 

@@ -558,6 +558,24 @@ def _truth(condition: Any, values: Mapping[str, Any]) -> bool | None:
     return None if lhs is None or rhs is None else _RELATIONS[condition.func](lhs, rhs)
 
 
+def _log_of(expression: Any, values: Mapping[str, Any]):
+    """``log(expression)`` as the sum of its factors' logarithms (each factor positive), or None.
+
+    A log-likelihood written as the logarithm of a product, ``log((N - 1 + a)**N * ...)``, passes
+    HUGE inside the logarithm for counts in the hundreds although its value is moderate.
+    """
+    if expression.func is sympy.Mul:
+        parts = [_log_of(arg, values) for arg in expression.args]
+        return None if None in parts else _guard(mpmath.fsum(parts))
+    if expression.func is sympy.Pow:
+        exponent, inner = _evaluate(expression.args[1], values), _log_of(expression.args[0], values)
+        return None if exponent is None or inner is None else _guard(exponent * inner)
+    if expression.func is sympy.exp:
+        return _evaluate(expression.args[0], values)
+    value = _evaluate(expression, values)
+    return None if value is None or value <= 0 else _guard(mpmath.log(value))
+
+
 def _evaluate(expression: Any, values: Mapping[str, Any]):
     """The value of ``expression`` at ``values`` as an mpmath number, or None where it is not a
     finite number of moderate size (every intermediate value is checked, so nothing explodes)."""
@@ -578,6 +596,11 @@ def _evaluate(expression: Any, values: Mapping[str, Any]):
             return None
         if function is sympy.hyper:
             return _hyper(expression, values)
+        if function is sympy.log and len(expression.args) == 1:
+            inside = _evaluate(expression.args[0], values)
+            if inside is None:  # perhaps a product past HUGE whose logarithm is moderate
+                return _log_of(expression.args[0], values)
+            return _guard(mpmath.log(inside))
         if function is sympy.Heaviside:  # H(x, H0): H0 only at x = 0 (SymPy's default H0 is 1/2)
             x = _evaluate(expression.args[0], values)
             if x is None or x != 0:

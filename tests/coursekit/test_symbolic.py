@@ -2,6 +2,7 @@
 
 import itertools
 import json
+import math
 import signal
 import time
 
@@ -496,3 +497,18 @@ def test_any_accepted_expression_crosses_unchanged_and_evaluates_as_sympy_does(e
     if theirs is None or mine is None or not (theirs.is_real and theirs.is_finite and theirs.is_Number):
         return  # outside the evaluator's domain, or not a finite real number for SymPy either
     assert abs(mine - mpmath.mpf(theirs)) <= 1e-12 * max(1, abs(mine)), (expression, mine, theirs)
+
+
+def test_the_logarithm_of_a_product_past_the_guard_is_the_sum_of_its_factors_logarithms():
+    # log((N - 1 + a)**N ...) passes 1e300 inside the logarithm for counts in the hundreds: its value
+    # is still moderate, and the grader computes it; an answer off by one is still told apart.
+    n1, n2, alpha = sympy.symbols("N1 N2 alpha", positive=True)
+    product = sympy.log((n1 - 1 + alpha) ** n1 * (n2 - 1 + alpha) ** n2 / (n1 + n2 - 1 + 2 * alpha) ** (n1 + n2))
+    total = sum(n * sympy.log((n - 1 + alpha) / (n1 + n2 - 1 + 2 * alpha)) for n in (n1, n2))
+    points = [{"N1": "1500", "N2": "1999", "alpha": "0.5"}, {"N1": "3", "N2": "4", "alpha": "2"}]
+    assert equivalent(product, total, points) == (True, "")
+    assert equivalent(product + 1, total, points)[0] is False
+    with mpmath.workdps(30):  # the factor inside is past the guard: only the sum of logarithms has a value
+        assert evaluate((n1 - 1 + alpha) ** n1, points[0]) is None
+    assert float(evaluate(sympy.log(sympy.exp(x) * x**2), {"x": "800"})) == pytest.approx(800 + 2 * math.log(800))
+    assert evaluate(sympy.log(-x * x**2), {"x": "2"}) is None  # a negative product has no real logarithm
