@@ -24,6 +24,7 @@ from pathlib import Path
 
 from coursekit.grading import isolation, limits, submission
 from coursekit.grading.fanout import SUBMISSION_TIMEOUT, GraderProcess, grade_all, grade_one  # noqa: F401 (the API)
+from coursekit.grading.item_analysis import FAULTS, fault, question_order
 from coursekit.grading.untrusted import plain
 from coursekit.repository import DIST, ROOT, log
 
@@ -193,13 +194,9 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
     return list(rows.values())
 
 
-def _question_order(key: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", key)]
-
-
 def write_scores(rows: list[dict], out_csv: Path) -> None:
     """``out_csv``: one row per submission; ``summary.csv`` beside it: one row per question."""
-    questions = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+\w*", k)}, key=_question_order)
+    questions = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+\w*", k)}, key=question_order)
     columns = ["submission", "assignment"]
     for question in questions:
         columns += [question, f"{question} reason"]
@@ -218,9 +215,7 @@ def write_scores(rows: list[dict], out_csv: Path) -> None:
             "question": question, "submissions": len(graded),
             "mean": round(sum(row[question] for row in graded) / len(graded), 3) if graded else "",
             "full": sum(not reason for reason in reasons),
-            "timed out": sum("timed out" in reason for reason in reasons),
-            "crashed": sum("process died" in reason for reason in reasons),
-            "out of memory": sum("GiB" in reason for reason in reasons)})
+            **{kind: sum(fault(reason) == kind for reason in reasons) for kind in FAULTS}})
     with (out_csv.parent / "summary.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=["question", "submissions", "mean", "full", "timed out",
                                                     "crashed", "out of memory"])
