@@ -4,7 +4,8 @@ Every ``.ipynb`` under the folder is graded against the autograder zip its metad
 ``coursekit.grading.grader`` (the student's code in a worker confined by bubblewrap, the checks in the
 grader), one Dask task per submission (:mod:`coursekit.grading.fanout`): on a local cluster sized to this
 machine, or on an existing cluster given its scheduler's address (``make grade ...
-SCHEDULER=tcp://host:8786``). The scores go to ``scores.csv`` with a per-question ``summary.csv``.
+SCHEDULER=tcp://host:8786``). The scores go to ``scores.csv`` with a per-question ``summary.csv``; then
+the instructor's report, ``report.html``, and ``gradebook.csv`` beside them (:mod:`coursekit.grading.report`).
 
 Grading **fails closed**: where the workers cannot be confined (no bubblewrap, no user
 namespaces, not Linux), :func:`grade` stops before grading anything and says how to get the
@@ -245,5 +246,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
                         help="grade even where the students' code cannot be confined (bubblewrap missing "
                              "or unable to run): a submission can then read and change whatever you can")
     args = parser.parse_args(argv)
-    grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders, progress=True,
+    out = args.out or args.submissions / "scores.csv"
+    grade(args.submissions, out, args.autograders, progress=True,
           unisolated=args.unisolated, scheduler=args.scheduler, unbounded=args.unbounded)
+    from coursekit.grading import report  # matplotlib and the catalogue: only once the grading is done
+
+    report.write(out, args.autograders)
