@@ -16,7 +16,12 @@
 #                      student's code confined by bubblewrap (it stops where bubblewrap cannot run;
 #                      UNISOLATED=1 grades anyway, unconfined), each sandbox bounded as a whole by a
 #                      cgroup (UNBOUNDED=1 grades where none can be made), on a Dask cluster of this machine;
-#                      SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead
+#                      SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead; then writes
+#                      the report below
+#   make report SUBMISSIONS=folder  folder/report.html from folder/scores.csv (per assignment the
+#                      totals, each question's facility, discrimination and most frequent named
+#                      mistakes, pairs sharing unusual wrong answers) and folder/gradebook.csv
+#                      (each student's totals, for Canvas or Moodle)
 #   make bench         benchmarks against scikit-learn
 #   make lock          re-freeze constraints.txt after changing requirements.txt
 
@@ -27,7 +32,7 @@ STAMP  := $(VENV)/.installed
 SUBMISSIONS ?= submissions
 SCHEDULER ?=
 
-.PHONY: setup book pdf test lab assignments release grade bench lock clean
+.PHONY: setup book pdf test lab assignments release grade report bench lock clean
 
 setup: $(STAMP)
 
@@ -65,6 +70,9 @@ grade: $(STAMP)
 	$(PY) -m coursekit grade $(SUBMISSIONS) $(if $(filter 1 yes true,$(UNISOLATED)),--unisolated) \
 		$(if $(filter 1 yes true,$(UNBOUNDED)),--unbounded) \
 		$(if $(SCHEDULER),--scheduler $(SCHEDULER))
+
+report: $(STAMP)
+	$(PY) -m coursekit report $(SUBMISSIONS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

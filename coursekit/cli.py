@@ -24,6 +24,7 @@ COMMANDS = {
     "pdf": ("coursekit.build.pdf", "the whole course as one PDF, from the built website (make pdf)"),
     "release": ("coursekit.build.release", "assign, then write the student repository (make release)"),
     "grade": ("coursekit.grading.gradebook", "grade a folder of submitted notebooks (make grade)"),
+    "report": ("coursekit.grading.report", "report.html and gradebook.csv of a graded folder (make report)"),
     "clean": ("coursekit.notebooks", "strip volatile metadata from notebooks (after re-executing a master)"),
     "exercises": ("coursekit.exercises", "the graded questions: table, rules, reach, check NOTEBOOK ..., degenerate"),
     "skipping": ("coursekit.skipping", "lecture cells grading may skip: check, mark NOTEBOOK ..."),

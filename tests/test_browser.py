@@ -9,6 +9,8 @@ What a reader and a student see, checked the way they see it:
 * every page meets WCAG 2.0 and 2.1 at levels A and AA as far as axe-core (pinned in package.json,
   injected into each page once it has settled) can tell (tests/test_accessibility.py: the keyboard,
   and the figures' text alternatives);
+* the instructor's report (``make report``) of a simulated class: offline, WCAG 2.1 AA by axe-core,
+  and on a phone's screen its tables scroll sideways inside the page rather than the page itself;
 * JupyterLab on the student notebook of chapter 1.1: after Run All Cells the public check of question 1
   fails while the answer is blank, passes once a correct answer is typed in, and fails again when the
   answer is blanked.
@@ -41,9 +43,15 @@ from urllib.parse import urljoin, urlsplit
 import nbformat
 import numpy as np
 import pytest
-
+import simulated_class
 from conftest import ROOT
+
+from coursekit import exercises
 from coursekit.build.pdf import chromium_executable, served  # Debian\'s Chromium; a folder over http
+from coursekit.grading import export
+from coursekit.grading import item_analysis as analysis
+from coursekit.grading import report as instructor_report
+from coursekit.grading.gradebook import write_scores
 from coursekit.notebooks import master_notebooks
 from coursekit.repository import MASTERS
 
@@ -350,6 +358,65 @@ def test_every_chapter_has_a_screenshot_that_shows_a_page(visits, screenshots):
         assert gray.std() > 15, f"{shot}: almost uniform (standard deviation {gray.std():.1f})"
         rows = (gray < 200).any(axis=1)
         assert rows.mean() > 0.3, f"{shot}: only {rows.mean():.0%} of the rows hold anything"
+
+
+# --------------------------------------------------------------------------- the instructor's report
+
+PHONE = {"width": 375, "height": 812}
+
+
+@pytest.fixture(scope="module")
+def report_site(chromium, tmp_path_factory):
+    """The report of a simulated class of 1.1 (tests/simulated_class.py; the grader's words made up from the
+    catalogue, so that no notebook is graded), with an unconfined and an unreadable submission, served."""
+    folder = tmp_path_factory.mktemp("report")
+    master = MASTERS / f"{BAYES}.ipynb"
+    possible = {q.name: q.points for q in exercises.questions(nbformat.read(master, as_version=4))}
+    catalogue = instructor_report.catalogue(BAYES)
+    pool = {q: simulated_class.wrong_indices(entries) for q, entries in catalogue.items()}
+    named = {q: {i for i in pool[q] if catalogue[q][i].get("feedback")} for q in catalogue}
+    outcomes = simulated_class.synthetic_outcomes(catalogue, possible)
+    rows = simulated_class.compose(simulated_class.simulate(pool, named), outcomes, BAYES)
+    rows[0]["isolated"] = "no"
+    rows.append({"submission": "zoe/notes.ipynb", "assignment": "", "error": "not a readable notebook (not JSON)"})
+    write_scores(rows, folder / "scores.csv")
+    rows = analysis.read_scores(folder / "scores.csv")
+    summaries = [analysis.summarize(name, graded, possible, catalogue)
+                 for name, graded in analysis.graded_by_assignment(rows).items()]
+    assert summaries[0].pairs, "the simulated class copies: the page should show a pair"
+    page = instructor_report.render(summaries, rows, export.gradebook(rows), "simulated class")
+    (folder / "report.html").write_text(page, encoding="utf-8")
+    with served(folder) as base:
+        yield base, folder
+
+
+def test_the_report_works_offline_and_meets_wcag_21_aa(browser, report_site, screenshots):
+    base, folder = report_site
+    seen = visit(browser, base, folder, "report.html", screenshots)
+    assert not seen.console_errors and not seen.outside_requests and not seen.failed_requests, seen
+    assert seen.images and all(img["width"] > 0 and img["src"].startswith("data:image/svg+xml") for img in seen.images)
+    assert AXE.is_file(), f"axe-core is missing ({AXE}): run `npm ci` (`make setup` does)"
+    found = [f"{v['rule']} ({v['impact']}): {v['help']}: " + "; ".join(v["nodes"][:3]) for v in seen.violations]
+    assert not found, "WCAG 2.1 AA violations on the report:\n" + "\n".join(found)
+    print(f"\naxe-core: no WCAG 2.1 AA violation on the report ({len(seen.images)} figures)")
+
+
+def test_the_report_reads_on_a_phone(browser, report_site, screenshots):
+    """At a phone's width the page does not scroll sideways; its wide tables do, inside focusable regions."""
+    base, _ = report_site
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    try:
+        page = context.new_page()
+        page.goto(base + "report.html", wait_until="load")
+        widths = page.evaluate("""() => ({page: document.documentElement.scrollWidth, screen: window.innerWidth,
+            regions: Array.from(document.querySelectorAll('.scroll')).map(r => [r.scrollWidth, r.clientWidth,
+                                                                                 r.tabIndex])})""")
+        page.screenshot(path=screenshots / "report-phone.png", full_page=False)
+    finally:
+        context.close()
+    assert widths["page"] <= widths["screen"], widths
+    wide = [r for r in widths["regions"] if r[0] > r[1]]
+    assert wide and all(tab == 0 for _, _, tab in wide), widths["regions"]
 
 
 # --------------------------------------------------------------------------- JupyterLab

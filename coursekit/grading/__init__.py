@@ -20,6 +20,9 @@ Module                            What it does
 ``time_limit``                    otter-grader's plugin: a time limit per cell (``CellTimeLimit``)
 ``fanout``                        one Dask task per submission, on a local or an existing cluster
 ``gradebook``                     a folder graded into ``scores.csv`` and ``summary.csv`` (``make grade``)
+``item_analysis``                 the numbers of the report: facility, discrimination, named mistakes, pairs
+``export``                        the totals as ``gradebook.csv``, which Canvas and Moodle import
+``report``                        the instructor's report, ``report.html`` (``make report``)
 ================================  =====================================================================
 
 Nothing is imported here: the worker runs ``worker.py`` and ``plain_data.py`` as scripts, and the

@@ -4,7 +4,8 @@ Every ``.ipynb`` under the folder is graded against the autograder zip its metad
 ``coursekit.grading.grader`` (the student's code in a worker confined by bubblewrap, the checks in the
 grader), one Dask task per submission (:mod:`coursekit.grading.fanout`): on a local cluster sized to this
 machine, or on an existing cluster given its scheduler's address (``make grade ...
-SCHEDULER=tcp://host:8786``). The scores go to ``scores.csv`` with a per-question ``summary.csv``.
+SCHEDULER=tcp://host:8786``). The scores go to ``scores.csv`` with a per-question ``summary.csv``; then
+the instructor's report, ``report.html``, and ``gradebook.csv`` beside them (:mod:`coursekit.grading.report`).
 
 Grading **fails closed**: where the workers cannot be confined (no bubblewrap, no user
 namespaces, not Linux), :func:`grade` stops before grading anything and says how to get the
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from coursekit.grading import isolation, limits, submission
 from coursekit.grading.fanout import SUBMISSION_TIMEOUT, GraderProcess, grade_all, grade_one  # noqa: F401 (the API)
+from coursekit.grading.item_analysis import FAULTS, fault, question_order
 from coursekit.grading.untrusted import plain
 from coursekit.repository import DIST, ROOT, log
 
@@ -193,13 +195,9 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
     return list(rows.values())
 
 
-def _question_order(key: str) -> list:
-    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", key)]
-
-
 def write_scores(rows: list[dict], out_csv: Path) -> None:
     """``out_csv``: one row per submission; ``summary.csv`` beside it: one row per question."""
-    questions = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+\w*", k)}, key=_question_order)
+    questions = sorted({k for row in rows for k in row if re.fullmatch(r"q\d+\w*", k)}, key=question_order)
     columns = ["submission", "assignment"]
     for question in questions:
         columns += [question, f"{question} reason"]
@@ -218,9 +216,7 @@ def write_scores(rows: list[dict], out_csv: Path) -> None:
             "question": question, "submissions": len(graded),
             "mean": round(sum(row[question] for row in graded) / len(graded), 3) if graded else "",
             "full": sum(not reason for reason in reasons),
-            "timed out": sum("timed out" in reason for reason in reasons),
-            "crashed": sum("process died" in reason for reason in reasons),
-            "out of memory": sum("GiB" in reason for reason in reasons)})
+            **{kind: sum(fault(reason) == kind for reason in reasons) for kind in FAULTS}})
     with (out_csv.parent / "summary.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=["question", "submissions", "mean", "full", "timed out",
                                                     "crashed", "out of memory"])
@@ -250,5 +246,9 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
                         help="grade even where the students' code cannot be confined (bubblewrap missing "
                              "or unable to run): a submission can then read and change whatever you can")
     args = parser.parse_args(argv)
-    grade(args.submissions, args.out or args.submissions / "scores.csv", args.autograders, progress=True,
+    out = args.out or args.submissions / "scores.csv"
+    grade(args.submissions, out, args.autograders, progress=True,
           unisolated=args.unisolated, scheduler=args.scheduler, unbounded=args.unbounded)
+    from coursekit.grading import report  # matplotlib and the catalogue: only once the grading is done
+
+    report.write(out, args.autograders)
