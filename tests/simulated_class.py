@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SEED = 20_25
+SEED = 2025
 STUDENTS = 200
 BLANK_SHARE = 0.05
 COPIED_QUESTIONS = 4

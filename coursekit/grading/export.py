@@ -69,11 +69,20 @@ def gradebook(rows: list[dict]) -> Gradebook:
     return Gradebook(assignments, dict(sorted(totals.items())), repeated)
 
 
+def _text(value: str) -> str:
+    """A cell a spreadsheet shows as text: one that starts like a formula gets a leading apostrophe."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
 def write(book: Gradebook, path) -> None:
-    """``gradebook.csv``: the columns Canvas exports and imports (above), one per assignment after them."""
+    """``gradebook.csv``: the columns Canvas exports and imports (above), one per assignment after them.
+
+    A name that starts like a spreadsheet formula (``=``, ``+``, ``-``, ``@``) is written with a leading
+    apostrophe, so that opening the file never runs it.
+    """
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(IDENTITY + book.assignments)
+        writer.writerow(IDENTITY + [_text(a) for a in book.assignments])
         for name, marks in book.totals.items():
-            writer.writerow([name, "", "", name, ""]
+            writer.writerow([_text(name), "", "", _text(name), ""]
                             + [f"{marks[a]:g}" if a in marks else "" for a in book.assignments])

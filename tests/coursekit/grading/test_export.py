@@ -32,3 +32,12 @@ def test_one_row_per_student_one_column_per_assignment(tmp_path):
     assert table[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a", "b"]
     assert table[1:] == [["alice", "", "", "alice", "", "7", "3"], ["bob", "", "", "bob", "", "6", ""],
                          ["carol", "", "", "carol", "", "", ""], ["dan", "", "", "dan", "", "", ""]]
+
+
+def test_a_name_that_starts_like_a_formula_is_written_as_text(tmp_path):
+    book = export.gradebook([row("=HYPERLINK(1)/a.ipynb", "a", 2), row("+1/a.ipynb", "a", 1),
+                             row("ann/a.ipynb", "a", 3)])
+    export.write(book, tmp_path / "gradebook.csv")
+    with (tmp_path / "gradebook.csv").open() as handle:
+        names = [line[0] for line in list(csv.reader(handle))[1:]]
+    assert sorted(names) == ["'+1", "'=HYPERLINK(1)", "ann"]
