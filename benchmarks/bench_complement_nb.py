@@ -8,8 +8,8 @@ order keeps a fraction 0.9**k of its posts, so the last keeps about 14 %), the c
 macro-averaged F1 are printed for :class:`lecturekit.naive_bayes.MultinomialNB` and
 :class:`~lecturekit.naive_bayes.ComplementNB` at alpha 1.0 and 0.1, with the number of test posts
 on which scikit-learn's classes of the same names predict otherwise
-(tests/lecturekit/naive_bayes/test_complement.py checks that the probabilities agree to 1e-8). Then ``fit`` and ``predict_proba`` of ComplementNB
-are timed against scikit-learn's in the same run.
+(tests/lecturekit/naive_bayes/test_complement.py checks that the probabilities agree to 1e-8).
+Then ``fit`` and ``predict_proba`` of ComplementNB are timed against scikit-learn's in the same run.
 
 The accuracies do not depend on the machine. Full training set: complement 0.833, multinomial
 0.799 at alpha = 1; 0.826 and 0.828 at alpha = 0.1. Skewed: complement 0.749, multinomial 0.483

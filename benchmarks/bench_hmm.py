@@ -47,7 +47,7 @@ def main(quick: bool = False) -> None:
     start = [getattr(tagger, name).copy() for name in PARAMETERS]
 
     def with_start(model):
-        for name, value in zip(PARAMETERS, start):
+        for name, value in zip(PARAMETERS, start, strict=True):
             setattr(model, name, value.copy())
         return model
 

@@ -37,8 +37,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit import exercises
-from coursekit import skipping
+from coursekit import exercises, skipping
 from coursekit.build.assign import assign_one
 from coursekit.grading.gradebook import grade
 from coursekit.notebooks import master_notebooks
@@ -158,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
                                  args.jobs)
             results.append((number, "marked cells skipped", count, seconds))
     print(table(results, args.jobs))
-    for number, which, count, seconds in results:
+    for number, which, _, seconds in results:
         if which != "marked cells skipped":
             after = next(t for n, w, _, t in results if n == number and w == "marked cells skipped")
             print(f"{number}: {seconds / after:.1f} times as many submissions per minute as {which}")

@@ -167,7 +167,7 @@ def public_points(question: Question) -> float:
     """Points that the question's public checks give: any well-formed answer would earn them."""
     if len(question.test_points) != len(question.tests):
         return question.points  # unspecified: otter spreads the points over every test
-    return sum(p for p, t in zip(question.test_points, question.tests) if not t.lstrip().lower().startswith("# hidden"))
+    return sum(p for p, t in zip(question.test_points, question.tests, strict=True) if not t.lstrip().lower().startswith("# hidden"))
 
 
 def options(question: Question) -> dict[str, str]:
@@ -449,7 +449,7 @@ def table(masters: list[Path]) -> str:
                   len(entries)]
         feedback = sum(bool(e.get("feedback")) for e in entries)
         shortcuts = sum(bool(e.get("shortcut")) for e in entries)
-        totals = [a + b for a, b in zip(totals, [*counts, feedback, shortcuts][:11])]
+        totals = [a + b for a, b in zip(totals, [*counts, feedback, shortcuts][:11], strict=True)]
         n, imp, der, con, pts, pub, longest, singles, symbolic, banned, wrong = counts
         lines.append(f"| {master.stem[:5]} | {n} | {imp} | {der} | {con} | {pts:g} | {pub:g} | {longest}/{singles} "
                      f"| {symbolic}/{der} | {banned} | {wrong} ({feedback}, {shortcuts}) | {prose_words(nb):,} |")

@@ -79,7 +79,8 @@ def _recorder(function, edges: list[Edge], names: dict[str, object]):
                 try:
                     with warnings.catch_warnings(), np.errstate(all="ignore"):
                         warnings.simplefilter("ignore")
-                        edge.reached = bool(eval(edge.expression, dict(names), dict(arguments)))
+                        # The expression is the master's own (its question's `reaches`), not a student's.
+                        edge.reached = bool(eval(edge.expression, dict(names), dict(arguments)))  # noqa: S307
                 except Exception:  # noqa: BLE001 - an expression that does not apply to this call is false there
                     pass
         return function(*args, **kwargs)

@@ -36,8 +36,8 @@ from pathlib import Path
 import nbformat
 
 from coursekit import exercises
-from coursekit.grading.grader import SKIPPABLE
 from coursekit.grading.gradebook import grade
+from coursekit.grading.grader import SKIPPABLE
 from coursekit.notebooks import SKIP_TAG, master_notebooks
 
 COMPREHENSIONS = ("listcomp", "setcomp", "dictcomp", "genexpr")  # scopes that run where they stand
@@ -149,7 +149,7 @@ def readers(master: Path, nb: nbformat.NotebookNode) -> list[tuple[str, set[str]
     begins = [i for i, c in enumerate(nb.cells)
               if c.cell_type == "raw" and c.source.strip().startswith("# BEGIN QUESTION")]
     last_mark = max((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and marked(c)), default=-1)
-    for q, begin in zip(exercises.questions(nb), begins):
+    for q, begin in zip(exercises.questions(nb), begins, strict=True):
         last = begin > last_mark
         found.append((f"{q.name}'s solution", read_names(q.solution, last)))
         found += [(f"{q.name}'s catalogued answer '{exercises.described(e)}'", read_names(e["answer"], last))

@@ -269,7 +269,7 @@ def _symbol(node: ast.Call) -> sympy.Symbol:
         assumptions[keyword.arg] = keyword.value.value
     try:
         return sympy.Symbol(name.value, **assumptions)
-    except Exception:  # inconsistent assumptions (positive=True, negative=True)
+    except Exception:  # noqa: BLE001 - SymPy's own error for inconsistent assumptions (positive=True, negative=True)
         raise SymbolicAnswerError("the Symbol's assumptions contradict each other") from None
 
 

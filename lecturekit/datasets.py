@@ -39,7 +39,7 @@ and notebooks/06.02-Forward-Backward-and-Baum-Welch.ipynb.
 from __future__ import annotations
 
 import lzma
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -107,11 +107,11 @@ def _read_xz_rows(path: Path, n_fields: int, layout: str, script: str) -> list[l
     return rows
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_labelled_lines(path: Path) -> tuple[tuple[str, ...], NDArray[np.str_]]:
     """Parse one ``label<TAB>text`` file; cached, so its results are made immutable."""
     rows = _read_xz_rows(path, 2, "label<TAB>text", "coursekit/data/wheels.py")
-    labels, texts = zip(*rows)
+    labels, texts = zip(*rows, strict=True)
     label_array = np.array(labels, dtype=str)
     label_array.flags.writeable = False
     return tuple(texts), label_array
@@ -209,7 +209,7 @@ def load_20newsgroups(subset: str = "train") -> tuple[list[str], NDArray[np.str_
     return _load(NEWSGROUPS_FILES[subset])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_old_faithful(path: Path) -> NDArray[np.float64]:
     """Parse ``old_faithful.csv``; cached, so the array is made read-only (callers get copies)."""
     if not path.is_file():
@@ -297,7 +297,7 @@ def load_old_faithful() -> NDArray[np.float64]:
     return _read_old_faithful(DATA_DIR / OLD_FAITHFUL_FILE).copy()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
     """Parse ``brown-universal.tsv.xz`` into (words, universal tags) per sentence; cached."""
     rows = _read_xz_rows(path, 4, "fileid<TAB>words<TAB>brown_tags<TAB>universal_tags",
@@ -312,7 +312,7 @@ def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[st
             f"or regenerate it with `python -m coursekit fetch-brown`."
         )
     known = set(UNIVERSAL_TAGS)
-    bad = next((number for number, (sentence, sentence_tags) in enumerate(zip(words, tags), 1)
+    bad = next((number for number, (sentence, sentence_tags) in enumerate(zip(words, tags, strict=True), 1)
                 if len(sentence) != len(sentence_tags) or not known.issuperset(sentence_tags)
                 or "" in sentence), None)
     if bad is not None:

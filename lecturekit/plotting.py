@@ -21,7 +21,8 @@ Used in ``notebooks/02.01-The-Multivariate-Gaussian.ipynb``,
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import matplotlib as mpl
 import numpy as np

@@ -48,8 +48,9 @@ FOCUS_JS = r"""() => {
     const colour = (layer.match(/rgba?\([^)]*\)/) || ['transparent'])[0];
     return opaque(colour) && (layer.match(/-?[\d.]+px/g) || []).some(length => parseFloat(length) !== 0);
   });
+  const text = (el.innerText || el.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' ').slice(0, 50);
   return {
-    name: `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${(el.innerText || el.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' ').slice(0, 50)}"`,
+    name: `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${text}"`,
     href: el.getAttribute('href'),
     navigation: !!el.closest('nav.bd-docs-nav'),
     menu_toggle: el.matches('.dropdown-toggle[data-bs-toggle="dropdown"]'),

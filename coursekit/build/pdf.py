@@ -76,7 +76,10 @@ KEEP_HEADING_SPACES_JS = r"""() => {
     }
     for (const node of texts) {
       const words = node.textContent.split(/ +/), spaced = document.createDocumentFragment();
-      words.forEach((word, i) => { if (i) spaced.append('\u00a0', document.createElement('wbr')); spaced.append(word); });
+      words.forEach((word, i) => {
+        if (i) spaced.append('\u00a0', document.createElement('wbr'));
+        spaced.append(word);
+      });
       node.replaceWith(spaced);
     }
   }

@@ -319,7 +319,7 @@ def read_faithful_pickle(raw: bytes, n_rows: int = FAITHFUL_N_ROWS) -> list[tupl
     rownames, waiting = integers[:n_rows], integers[n_rows:]
     if list(rownames) != list(range(1, n_rows + 1)):
         raise ValueError("faithful.pkl.compress: the row names are not 1..n in order.")
-    return list(zip(eruptions, waiting))
+    return list(zip(eruptions, waiting, strict=True))
 
 
 def encode_faithful(rows: list[tuple[float, int]]) -> bytes:

@@ -30,6 +30,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import faulthandler
 import inspect
 import json
@@ -202,7 +203,8 @@ def _child(tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: float
         null = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1, 2):
             os.dup2(null, descriptor)
-        sys.stdout = sys.stderr = open(os.devnull, "w")  # fresh objects: no lock held by another thread
+        # Fresh objects, no lock held by another thread, open for the rest of this process's life.
+        sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115
         sandbox.detached = True  # a fault ends only this process's use of the worker (the parent restarts it)
         size = _address_space()
         resource.setrlimit(resource.RLIMIT_AS, (size + CHECK_MEMORY, size + CHECK_MEMORY))
@@ -284,10 +286,8 @@ def run(tests, sandbox: Sandbox, seconds: float, wall_end: float | None = None) 
     finally:
         os.close(read)
         if limit:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         os.waitpid(pid, 0)
     if limit:
         return Verdict(abort="timeout", limit=limit)

@@ -34,8 +34,8 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from coursekit.grading import limits
 from coursekit.grading.untrusted import identifier
@@ -59,7 +59,7 @@ class GraderProcess:
     """
 
     def __init__(self) -> None:
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - the server's for its whole life: close() closes it
         self.scratch = tempfile.mkdtemp(prefix="lecturekit-grader-")
         self.process = subprocess.Popen([sys.executable, "-m", "coursekit.grading.grader", "--serve"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,

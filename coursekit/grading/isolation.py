@@ -221,7 +221,7 @@ def _covers(folder: Path, protected: Path) -> bool:
     return protected.resolve() == folder or protected.resolve().is_relative_to(folder)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe() -> str | None:
     if not sys.platform.startswith("linux"):
         return (f"the grading sandbox needs Linux (this is {sys.platform}): grade in a Linux virtual machine "

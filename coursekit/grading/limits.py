@@ -41,6 +41,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import math
 import re
@@ -346,10 +347,8 @@ class Group:
         """Every process in the group now (as this process's PID namespace numbers them)."""
         found = set()
         for folder, _ in self._found():
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 found |= {int(pid) for pid in self.host.read(folder / "cgroup.procs").split()}
-            except (OSError, ValueError):
-                pass
         return sorted(found)
 
     def _stop(self, deadline: float):
@@ -364,10 +363,8 @@ class Group:
             return keyed(host.read(folder / "cgroup.events")).get("frozen") == "1"
 
         def thaw() -> None:
-            try:
+            with contextlib.suppress(OSError):
                 host.write(folder / state, thawed)
-            except OSError:
-                pass
 
         try:
             if folder is not None and not v1 and host.exists(folder / "cgroup.kill"):
@@ -404,10 +401,8 @@ class Group:
             while True:
                 pids = self.pids()
                 for pid in pids:
-                    try:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
                         self.host.signal(pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
                 if thaw is not None:  # killed while frozen: they die as they thaw, without running again
                     thaw, then = None, thaw
                     then()
@@ -512,10 +507,8 @@ def remove_stale(pid: int, *, host: Host | None = None) -> None:
     parents = {base: base / f"{PREFIX}{int(pid)}" for base in plan.bases}
     labels = set()
     for parent in parents.values():
-        try:
+        with contextlib.suppress(OSError):
             labels |= set(host.folders(parent))
-        except OSError:
-            pass
     for label in sorted(labels):
         folders = [(parent / label, plan.bases[base]) for base, parent in parents.items()
                    if host.exists(parent / label)]

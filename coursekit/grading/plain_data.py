@@ -212,7 +212,7 @@ def decode(data: Any, *, max_bytes: int = MAX_BYTES) -> Any:
         return _decode(data, _Budget(max_bytes), 0)
     except ValueError:
         raise
-    except Exception as error:  # NumPy, SciPy or Python refusing a forged part in words of their own
+    except Exception as error:  # noqa: BLE001 - NumPy, SciPy or Python refusing a forged part in words of their own
         raise ValueError(f"malformed plain data ({type(error).__name__}: {str(error)[:200]})") from None
 
 

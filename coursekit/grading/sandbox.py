@@ -36,6 +36,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import select
@@ -155,10 +156,9 @@ class Sandbox:
         """A fresh worker (ending the current one, if any); WorkerUnavailable if none can be had."""
         self.close(release=False)
         self.channel = self.zygote.spawn(self.memory_bytes)
-        try:
-            self._read(HEADER.size, _Clock(None, STARTUP_SECONDS))  # its empty "ready" message
-        except (TimeoutError, EOFError, OSError):
-            pass  # the first request will find the worker dead
+        # Its empty "ready" message; if none comes, the first request will find the worker dead.
+        with contextlib.suppress(TimeoutError, EOFError, OSError):
+            self._read(HEADER.size, _Clock(None, STARTUP_SECONDS))
 
     def close(self, release: bool = True) -> None:
         """End the worker; with ``release``, the submission is done (see :meth:`Zygote.release`)."""

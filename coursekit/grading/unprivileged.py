@@ -20,6 +20,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -80,10 +81,8 @@ def _as_user(uid: int, action) -> int:
 def kill_all(uid: int) -> None:
     """Kill every process of ``uid`` (as ``uid``: ``kill(-1)`` reaches no process of another user)."""
     def kill() -> bool:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         return True
     _as_user(uid, kill)
 

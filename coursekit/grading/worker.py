@@ -38,6 +38,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -136,10 +137,8 @@ def become_worker(channel_fd: int, memory_bytes: int, shell) -> None:  # pragma:
     """In a child just forked from the zygote: shed the zygote's resources, set limits, then serve."""
     os.setsid()
     for number in range(1, signal.NSIG):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             signal.signal(number, signal.SIG_DFL)
-        except (OSError, ValueError):
-            pass
     signal.signal(signal.SIGINT, signal.default_int_handler)
     os.closerange(3, channel_fd)
     os.closerange(channel_fd + 1, os.sysconf("SC_OPEN_MAX"))
@@ -182,10 +181,8 @@ def preload(banned: list[str]) -> None:
     for module in (*PRELOAD, *course):
         if any(module == b or module.startswith(b + ".") for b in banned):
             continue
-        try:
+        with contextlib.suppress(Exception):  # e.g. a module that needs a banned one: a worker imports it if it can
             __import__(module)
-        except Exception:  # noqa: BLE001 - e.g. a module that needs a banned one: a worker imports it if it can
-            pass
 
 
 def install_filter(program: bytes) -> None:
@@ -329,19 +326,15 @@ def end_everything(mode: str, worker: int | None) -> bool:
     """
     if mode == "none":
         if worker is not None:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(worker, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         _reap()
         return True
     own, uid = ({1, os.getpid()}, None) if mode == "bubblewrap" else ({os.getpid()}, os.getuid())
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(-1, signal.SIGKILL)  # every process of the namespace, or of the user, but init and the caller
-        except ProcessLookupError:
-            pass
         _reap()
         if not others(own, uid):
             return True

@@ -21,6 +21,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -189,10 +190,8 @@ class Zygote:
 
     def _drain(self) -> None:
         """Keep the last 4 KiB the zygote printed (what a failed start reports)."""
-        try:
+        with contextlib.suppress(OSError):
             self.said = (self.said + os.read(self._log, 1 << 16))[-4096:]
-        except OSError:
-            pass
 
     def spawn(self, memory_bytes: int) -> socket.socket:
         """A fresh worker, forked by the zygote; the grader's end of its socket.
@@ -255,10 +254,8 @@ class Zygote:
 
     def _end_worker(self) -> None:
         if self.pool.mode == "none" and self.worker is not None:  # its own session: the zygote's kill may miss some
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.worker, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         self.worker = None
 
     def stop(self) -> None:
@@ -266,10 +263,8 @@ class Zygote:
         if self.process is None:
             return
         self._end_worker()
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         if self.pool.mode == "user":
             unprivileged.kill_all(self.pool.uid)
         if self.group is not None:  # whatever left the zygote's session and process group

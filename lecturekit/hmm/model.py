@@ -41,8 +41,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from threadpoolctl import ThreadpoolController
 
-from lecturekit.hmm import recursions as rec
 from lecturekit.estimation import add_k
+from lecturekit.hmm import recursions as rec
 from lecturekit.hmm.recursions import _lengths, _symbols
 
 __all__ = ["CategoricalHMM", "sequences_to_column"]
@@ -323,7 +323,7 @@ class CategoricalHMM(BaseEstimator):
         """Random start as hmmlearn draws it: Dirichlet(1/K) rows, then uniform emission rows."""
         random_state = check_random_state(self.random_state)
         needs = {name: code in self.init_params or getattr(self, name, None) is None
-                 for code, name in zip("ste", _NAMES)}
+                 for code, name in zip("ste", _NAMES, strict=True)}
         if needs["startprob_"]:
             self.startprob_ = random_state.dirichlet(np.full(k, 1.0 / k))
         if needs["transmat_"]:
@@ -336,7 +336,7 @@ class CategoricalHMM(BaseEstimator):
     def _m_step(self, counts: dict) -> None:
         """The M-step with Dirichlet priors, as hmmlearn's: a start or transition probability of 0
         stays 0; a row with no counts at all keeps its previous values (see _normalize)."""
-        for code, name, key in zip("ste", _NAMES, ("start", "trans", "obs")):
+        for code, name, key in zip("ste", _NAMES, ("start", "trans", "obs"), strict=True):
             if code not in self.params:
                 continue
             prior = np.asarray(getattr(self, name + "prior"), dtype=np.float64)
@@ -349,7 +349,7 @@ class CategoricalHMM(BaseEstimator):
     def _log_prior(self) -> float:
         """sum (prior - 1) log theta over the tables fit updates (see ``objective_history_``)."""
         total = 0.0
-        for code, name in zip("ste", _NAMES):
+        for code, name in zip("ste", _NAMES, strict=True):
             if code in self.params:
                 theta = np.asarray(getattr(self, name), dtype=np.float64)
                 weight = np.broadcast_to(np.asarray(getattr(self, name + "prior"),

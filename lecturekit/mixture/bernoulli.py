@@ -39,10 +39,10 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
-from lecturekit.naive_bayes.bernoulli import _threshold
 from lecturekit.mixture.loop import _SemiSupervisedEM, _validated_unlabeled
 from lecturekit.naive_bayes._counting import _class_feature_counts, _values
 from lecturekit.naive_bayes.base import _Posterior, _validate_X
+from lecturekit.naive_bayes.bernoulli import _threshold
 
 __all__ = ["SemiSupervisedBernoulliNB"]
 

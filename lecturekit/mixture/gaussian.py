@@ -24,6 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lecturekit._checks import check_finite, fitted_input
+from lecturekit.gaussian import cholesky
 from lecturekit.mixture.loop import (
     _FittedMixture,
     _log_posterior,
@@ -32,7 +33,6 @@ from lecturekit.mixture.loop import (
     _run_em,
     _VerbosePrinter,
 )
-from lecturekit.gaussian import cholesky
 from lecturekit.mixture.steps import (
     COVARIANCE_TYPES,
     _check_covariances,

@@ -69,16 +69,16 @@ class _VerbosePrinter:
 
     def init_begin(self, init: int) -> None:
         if self.verbose >= 1:
-            print("Initialization %d" % init)
+            print(f"Initialization {init:d}")
             self.init_time = self.iter_time = time.time()
 
     def iteration_end(self, n_iter: int, change: float) -> None:
         if self.verbose >= 1 and n_iter % self.interval == 0:
             if self.verbose == 1:
-                print("  Iteration %d" % n_iter)
+                print(f"  Iteration {n_iter:d}")
             else:
                 now = time.time()
-                print("  Iteration %d\t time lapse %.5fs\t ll change %.5f" % (n_iter, now - self.iter_time, change))
+                print(f"  Iteration {n_iter:d}\t time lapse {now - self.iter_time:.5f}s\t ll change {change:.5f}")
                 self.iter_time = now
 
     def init_end(self, bound: float, converged: bool) -> None:
@@ -138,7 +138,7 @@ def _run_em(model: BaseEstimator, start: Callable[[], None], e_step: Callable[[]
         if best is None or final > best[0]:
             best = (final, history, converged, [getattr(model, name) for name in parameters])
     final, history, model.converged_, values = best
-    for name, value in zip(parameters, values):
+    for name, value in zip(parameters, values, strict=True):
         setattr(model, name, value)
     model.history_ = np.array(history, dtype=float)
     model.n_iter_ = len(history)

@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from lecturekit.estimation import add_k
 from lecturekit.mixture.loop import (
     _check_em_params,
     _FittedMixture,
@@ -31,10 +32,9 @@ from lecturekit.mixture.loop import (
     _soft_counts,
     _validated_unlabeled,
 )
-from lecturekit.estimation import add_k
-from lecturekit.naive_bayes.multinomial import MultinomialNB
-from lecturekit.naive_bayes.base import _check_finite as _check_finite_counts
 from lecturekit.naive_bayes._counting import _values
+from lecturekit.naive_bayes.base import _check_finite as _check_finite_counts
+from lecturekit.naive_bayes.multinomial import MultinomialNB
 
 # --------------------------------------------------------------------------- naive Bayes by EM
 #

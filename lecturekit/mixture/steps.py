@@ -257,7 +257,7 @@ def _initial_values(model, d: int) -> dict[str, NDArray[np.float64]]:
     # Like scikit-learn, which factors the reversed matrix, only the upper triangle is read.
     stack = np.triu(stack) + np.swapaxes(np.triu(stack, 1), 1, 2)
     names = ["precisions_init"] if kind == "tied" else [f"precisions_init[{k}]" for k in range(K)]
-    inverses = np.array([cho_solve((cholesky(p, name=name), True), np.eye(d)) for p, name in zip(stack, names)])
+    inverses = np.array([cho_solve((cholesky(p, name=name), True), np.eye(d)) for p, name in zip(stack, names, strict=True)])
     inverses = 0.5 * (inverses + np.swapaxes(inverses, 1, 2))
     initial["covariances"] = inverses[0] if kind == "tied" else inverses
     return initial

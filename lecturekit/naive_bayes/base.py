@@ -11,12 +11,13 @@ The hooks a model implements are declared here, on the class that calls them, as
 raise ``NotImplementedError`` until a model gives them; each one's docstring says what it must
 set. :class:`_BaseNB`: ``_start``, ``_update``, ``_joint``. :class:`_DiscreteNB` gives ``_start``
 and ``_update`` for a model whose statistics are the class-by-feature sums of (transformed) X,
-and asks for ``_data`` and ``_estimate`` instead; :func:`~lecturekit.naive_bayes._counting._count_scores` scores such a model from
-the log-probability tables it is given (no hidden state).
+and asks for ``_data`` and ``_estimate`` instead; :func:`~lecturekit.naive_bayes._counting._count_scores`
+scores such a model from the log-probability tables it is given (no hidden state).
 """
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from numbers import Integral, Real
 from typing import Any
@@ -435,10 +436,8 @@ class _DiscreteNB(_BaseNB):
         if isinstance(alpha, Real) and not isinstance(alpha, bool):
             values = float(alpha)
         elif not isinstance(alpha, (bool, str, bytes)):
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 values = np.asarray(alpha, dtype=np.float64)
-            except (TypeError, ValueError):
-                pass
         if values is None:
             raise ValueError(
                 f"alpha is the pseudo-count added to every count (a number, or one per feature) and "

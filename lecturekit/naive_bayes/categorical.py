@@ -149,7 +149,7 @@ class CategoricalNB(_DiscreteNB):
     def _categories(self, X: NDArray[Any], where: str) -> NDArray[Any]:
         """X checked as category codes: no negative, non-integer or (in fit) huge values."""
         if X.dtype.kind == "f":
-            fractional = np.argwhere(X != np.floor(X))  # X is finite: checked before
+            fractional = np.argwhere(np.floor(X) != X)  # X is finite: checked before
             if fractional.size:
                 row, feature = fractional[0]
                 raise ValueError(
@@ -159,9 +159,9 @@ class CategoricalNB(_DiscreteNB):
                 )
         if X.size and X.min() < 0:
             raise ValueError(
-                f"Negative values in data passed to CategoricalNB (input X): categories are the "
-                f"integers 0, 1, ..., n - 1 of each feature. Encode them with "
-                f"sklearn.preprocessing.OrdinalEncoder."
+                "Negative values in data passed to CategoricalNB (input X): categories are the "
+                "integers 0, 1, ..., n - 1 of each feature. Encode them with "
+                "sklearn.preprocessing.OrdinalEncoder."
             )
         if where == "fit" and X.size and X.max() >= 2**31:  # a table column per code up to the largest
             raise ValueError(
@@ -198,11 +198,11 @@ class CategoricalNB(_DiscreteNB):
         X = self._categories(X, "fit").astype(np.intp, copy=False)
         n_categories = np.maximum(np.maximum(self.n_categories_, self._min_categories()), X.max(axis=0) + 1)
         self.category_count_ = [np.pad(count, [(0, 0), (0, n - count.shape[1])])
-                                for count, n in zip(self.category_count_, n_categories)]
+                                for count, n in zip(self.category_count_, n_categories, strict=True)]
         self.n_categories_ = n_categories.astype(np.int64)
         counts = _class_feature_counts(self._one_hot(X), codes, self.classes_.size,
                                        sample_weight=sample_weight)
-        for count, block in zip(self.category_count_, np.split(counts, np.cumsum(n_categories)[:-1], axis=1)):
+        for count, block in zip(self.category_count_, np.split(counts, np.cumsum(n_categories)[:-1], axis=1), strict=True):
             count += block
         self.class_count_ += np.bincount(codes, weights=sample_weight, minlength=self.classes_.size)
         self.feature_log_prob_ = []
@@ -217,7 +217,7 @@ class CategoricalNB(_DiscreteNB):
 
     def _joint(self, X: NDArray[Any], where: str) -> NDArray[np.float64]:
         X = self._categories(X, "predict")
-        unseen = np.argwhere(X >= self.n_categories_)  # before the cast: 1e20 stays large
+        unseen = np.argwhere(self.n_categories_ <= X)  # before the cast: 1e20 stays large
         if unseen.size:
             row, feature = unseen[0]
             n = self.n_categories_[feature]

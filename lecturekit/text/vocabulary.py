@@ -36,8 +36,8 @@ __all__ = ["Vocabulary"]
 class Vocabulary(TransformerMixin, BaseEstimator):
     r"""A vocabulary learned from a corpus, and the document-term count matrix over it.
 
-    ``fit`` tokenizes the training documents (see :func:`lecturekit.text.tokenizer.tokenize`), keeps the words that occur
-    in enough documents (``min_df``) and, optionally, only the ``max_features`` most frequent
+    ``fit`` tokenizes the training documents (see :func:`lecturekit.text.tokenizer.tokenize`), keeps the words that
+    occur in enough documents (``min_df``) and, optionally, only the ``max_features`` most frequent
     ones, and numbers the kept words in alphabetical order. ``transform`` turns documents into
     a sparse matrix :math:`X` with :math:`X_{ij}` the number of times word :math:`j` occurs in
     document :math:`i` (or 1 if it occurs at all, with ``binary=True``): the input of

@@ -75,16 +75,16 @@ def test_a_failing_check_shows_otters_report_and_the_tests_message(grader):
 
 def test_a_check_reads_the_answers_where_the_notebook_holds_them(grader):
     notebook = {"grader": grader, "q1": (N1 + a) / N}
-    exec('result = grader.check("q1")', notebook)  # the caller's globals, as in a notebook's cell
+    exec('result = grader.check("q1")', notebook)  # noqa: S102 - the caller's globals, as in a notebook's cell
     assert notebook["result"].passed_all
     notebook["q1"] = sympy.Integer(3)
-    exec('result = grader.check("q1")', notebook)
+    exec('result = grader.check("q1")', notebook)  # noqa: S102
     assert not notebook["result"].passed_all
 
 
 def test_check_all_reports_in_the_same_words(grader):
     notebook = {"grader": grader, "q1": (N1 + a) / N}
-    exec("results = grader.check_all()", notebook)
+    exec("results = grader.check_all()", notebook)  # noqa: S102 - as a notebook's cell runs it
     summary = notebook["results"].summary()
     assert NO_PROBLEM.format(name="q1") in summary and "passed" not in summary.lower()
 

@@ -21,8 +21,8 @@ import pytest
 
 from conftest import assignment_masters
 from coursekit import exercises, skipping
-from coursekit.grading.grader import SKIPPABLE, fingerprint
 from coursekit.grading import gradebook
+from coursekit.grading.grader import SKIPPABLE, fingerprint
 from coursekit.notebooks import SKIP_TAG
 from coursekit.repository import MASTERS as MASTERS_FOLDER
 

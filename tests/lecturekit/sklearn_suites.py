@@ -6,7 +6,8 @@ statement so that the names come from a substitute module holding lecturekit's c
 executes it as a new module (``sklearn_suite_<name>``). Only that one line changes, so the line
 numbers in a traceback are those of scikit-learn's file; everything else the suite imports (its
 data, its private helpers, ``assert_allclose``) stays scikit-learn's.
-``tests/lecturekit/test_sklearn_suites.py`` then exposes the suite's test functions, with their marks and fixtures, as its own.
+``tests/lecturekit/test_sklearn_suites.py`` then exposes the suite's test functions, with their marks and fixtures,
+as its own.
 
 A class lecturekit does not have yet is replaced by a placeholder of the same name that skips
 the test which makes one (:func:`missing_class`), so the rest of the suite still runs and the

@@ -23,7 +23,11 @@ from coursekit.data import brown as fetch_brown
 from coursekit.data import wheels as fetch_data
 from lecturekit import datasets
 from lecturekit.datasets import (
-    DATA_DIR, OLD_FAITHFUL_COLUMNS, load_20newsgroups, load_old_faithful, load_sms_spam,
+    DATA_DIR,
+    OLD_FAITHFUL_COLUMNS,
+    load_20newsgroups,
+    load_old_faithful,
+    load_sms_spam,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +119,7 @@ def test_sms_file_is_what_the_writer_makes():
     # Re-encoding the loaded messages gives the committed bytes: the loader loses nothing and
     # the writer is deterministic (the 20 Newsgroups files take too long to recompress here).
     texts, labels = load_sms_spam()
-    records = list(zip(labels.tolist(), texts))
+    records = list(zip(labels.tolist(), texts, strict=True))
     assert fetch_data.encode(records) == (DATA_DIR / "sms_spam.tsv.xz").read_bytes()
 
 
@@ -230,7 +234,7 @@ DAMAGED_CSV = (
     'spam\tWIN a FREE Headset, reply back with ""ADP"\n'
     '2,1,Free entry in 2 a wkly comp\n'
     '3,0,"Sorry, I\x92ll call later"\n'
-).encode("utf-8")
+).encode()
 
 
 def test_repair_splits_swallowed_messages_and_restores_quotes():
@@ -328,7 +332,7 @@ def test_brown_counts_and_shapes():
     assert isinstance(words, list) and isinstance(tags, list)
     assert len(words) == len(tags) == 57340
     assert all(isinstance(w, tuple) and isinstance(t, tuple) and len(w) == len(t) > 0
-               for w, t in zip(words, tags))
+               for w, t in zip(words, tags, strict=True))
     assert sum(map(len, words)) == 1161192
     assert Counter(tag for sentence in tags for tag in sentence) == BROWN_TAG_COUNTS
     assert all(word and " " not in word and "\t" not in word
@@ -362,7 +366,7 @@ def test_brown_file_universal_tags_follow_the_mapping():
     for _, words, brown, universal in rows:
         brown, universal = brown.split(" "), universal.split(" ")
         assert len(brown) == len(universal) == len(words.split(" "))
-        pairs.update(zip(brown, universal))
+        pairs.update(zip(brown, universal, strict=True))
     assert len({brown for brown, _ in pairs}) == 472
     assert all(fetch_brown.universal_tag(brown) == universal for brown, universal in pairs)
 

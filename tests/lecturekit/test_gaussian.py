@@ -27,18 +27,18 @@ def exact_log_density(x: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> float
     """log N(x; mean, cov) with the determinant and the solve in exact rational arithmetic."""
     d = mean.size
     rows = [[Fraction(float(v)) for v in row] + [Fraction(float(a)) - Fraction(float(b))]
-            for row, a, b in zip(cov, x, mean)]
+            for row, a, b in zip(cov, x, mean, strict=True)]
     det = Fraction(1)
     for c in range(d):  # Gaussian elimination (cov is positive definite: no pivoting needed)
         det *= rows[c][c]
         for r in range(c + 1, d):
             factor = rows[r][c] / rows[c][c]
-            rows[r] = [a - factor * b for a, b in zip(rows[r], rows[c])]
+            rows[r] = [a - factor * b for a, b in zip(rows[r], rows[c], strict=True)]
     z = [Fraction(0)] * d
     for r in reversed(range(d)):
         z[r] = (rows[r][d] - sum(rows[r][k] * z[k] for k in range(r + 1, d))) / rows[r][r]
-    residual = [Fraction(float(a)) - Fraction(float(b)) for a, b in zip(x, mean)]
-    quadratic = sum(r * zr for r, zr in zip(residual, z))
+    residual = [Fraction(float(a)) - Fraction(float(b)) for a, b in zip(x, mean, strict=True)]
+    quadratic = sum(r * zr for r, zr in zip(residual, z, strict=True))
     return -0.5 * (d * math.log(2 * math.pi) + math.log(det) + float(quadratic))
 
 

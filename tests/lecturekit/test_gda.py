@@ -32,7 +32,7 @@ def class_covariances(X, y, classes):
 
 def bayes_posterior(X, priors, means, covariances):
     """p(y | x) by Bayes' rule from log_density: independent of GDA's prediction code."""
-    joint = np.column_stack([np.log(p) + log_density(X, m, c) for p, m, c in zip(priors, means, covariances)])
+    joint = np.column_stack([np.log(p) + log_density(X, m, c) for p, m, c in zip(priors, means, covariances, strict=True)])
     return softmax(joint, axis=1)
 
 
@@ -114,7 +114,7 @@ def test_sklearn_qda_divides_by_n_k(name):
     X, y = load(name)
     ours = GDA(shared_covariance=False).fit(X, y)
     qda = QuadraticDiscriminantAnalysis(store_covariance=True, reg_param=0.0, tol=0.0).fit(X, y)
-    for mine, theirs in zip(ours.covariances_, qda.covariance_):
+    for mine, theirs in zip(ours.covariances_, qda.covariance_, strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-8, atol=1e-8 * np.abs(theirs).max())
     np.testing.assert_allclose(ours.means_, qda.means_, rtol=1e-12)
     np.testing.assert_allclose(ours.predict_proba(X), qda.predict_proba(X), rtol=0, atol=1e-8)
@@ -181,6 +181,11 @@ def test_mle_maximises_the_joint_likelihood(shared):
             assert log_likelihood(X, y, priors, model.means_, covariances) < best
 
 
+def covariance_gradient(precision, n_k, scatter):
+    """d/d Sigma_k of class k's log-likelihood, at Sigma_k^{-1} = precision (S_k = scatter)."""
+    return -0.5 * n_k * precision + 0.5 * precision @ scatter @ precision
+
+
 @pytest.mark.parametrize("shared", [True, False])
 def test_gradients_vanish_at_the_mle(shared):
     # d/d mu_k = Sigma_k^{-1} sum_{i: y_i = k} (x_i - mu_k) and, for a per-class covariance,
@@ -197,15 +202,11 @@ def test_gradients_vanish_at_the_mle(shared):
         assert np.abs(gradient).max() < 1e-12 * scale
         if not shared:
             n_k, scatter = len(residuals), residuals.T @ residuals
-
-            def covariance_gradient(precision):
-                return -0.5 * n_k * precision + 0.5 * precision @ scatter @ precision
-
             precision = cho_solve(factor, np.eye(cov.shape[0]))
-            assert np.abs(covariance_gradient(precision)).max() < 1e-10 * n_k * np.abs(precision).max()
+            assert np.abs(covariance_gradient(precision, n_k, scatter)).max() < 1e-10 * n_k * np.abs(precision).max()
             # ... and it does not vanish at the unbiased estimate scatter / (n_k - 1):
             precision = np.linalg.inv(scatter / (n_k - 1))
-            assert np.abs(covariance_gradient(precision)).max() > 1e-3 * n_k * np.abs(precision).max()
+            assert np.abs(covariance_gradient(precision, n_k, scatter)).max() > 1e-3 * n_k * np.abs(precision).max()
 
 
 def test_logistic_parameters_give_the_posterior():

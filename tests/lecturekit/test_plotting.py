@@ -8,18 +8,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib as mpl  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.colors import to_hex, to_rgb, to_rgba  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Ellipse  # noqa: E402
-from mpl_toolkits.mplot3d.art3d import Poly3DCollection  # noqa: E402
-from scipy.stats import multivariate_normal  # noqa: E402
+import matplotlib as mpl
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex, to_rgb, to_rgba
+from matplotlib.figure import Figure
+from matplotlib.patches import Ellipse
+from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+from scipy.stats import multivariate_normal
 
-from lecturekit import plotting  # noqa: E402
-from lecturekit.plotting import (  # noqa: E402
+from lecturekit import plotting
+from lecturekit.plotting import (
     LINESTYLES,
     MARKERS,
     OKABE_ITO,
@@ -187,7 +187,7 @@ def test_gaussian_contours_peak_at_the_mean(ax):
     mean, cov = np.array([1.0, -0.5]), np.array([[2.0, 1.2], [1.2, 1.0]])
     contours = gaussian_contours(ax, mean, cov, (-4, 6), (-5, 4), levels=6, resolution=201)
     peak = 1 / (2 * np.pi * np.sqrt(np.linalg.det(cov)))
-    drawn = [(path, level) for path, level in zip(contours.get_paths(), contours.levels)
+    drawn = [(path, level) for path, level in zip(contours.get_paths(), contours.levels, strict=True)
              if len(path.vertices)]
     assert len(drawn) >= 4
     assert all(0 < level < peak for _, level in drawn)  # Matplotlib's nice levels above the peak stay empty

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.covariance import LedoitWolf, empirical_covariance, ledoit_wolf as sk_ledoit_wolf
+from sklearn.covariance import LedoitWolf, empirical_covariance
+from sklearn.covariance import ledoit_wolf as sk_ledoit_wolf
 from sklearn.covariance import ledoit_wolf_shrinkage as sk_ledoit_wolf_shrinkage
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.exceptions import NotFittedError

@@ -50,9 +50,9 @@ import numpy as np
 import pytest
 import sklearn.mixture
 import sklearn.naive_bayes
-from sklearn_suites import load_suite, missing_class, suite_tests
 
 from lecturekit.mixture import GaussianMixture
+from sklearn_suites import load_suite, missing_class, suite_tests
 
 
 def lecturekit_class(name: str, module: str) -> type:
@@ -91,16 +91,17 @@ PRIVATE = {  # skipped
     "test_gaussian_mixture_log_probabilities": NOT_OURS.format("_estimate_log_gaussian_prob"),
     "test_gnb_check_update_with_no_data": "calls scikit-learn's private GaussianNB._update_mean_variance",
     "test_check_alpha": "calls scikit-learn's private _BaseDiscreteNB._check_alpha",
-    "test_gaussian_mixture_precisions_init": "calls scikit-learn's private GaussianMixture._set_parameters "
-                                             "and _initialize",
+    "test_gaussian_mixture_precisions_init": ("calls scikit-learn's private GaussianMixture._set_parameters "
+                                             "and _initialize"),
     "test_gaussian_mixture_all_init_does_not_estimate_gaussian_parameters":
-        "counts the calls to scikit-learn's private _estimate_gaussian_parameters (by a mock)",
+        ("counts the calls to scikit-learn's private _estimate_gaussian_parameters "
+        "(by a mock)"),
 }
 ARRAY_API = {  # skipped
     "test_gnb_array_api_compliance": "array API inputs (SCIPY_ARRAY_API); lecturekit takes NumPy and SciPy arrays",
     "test_gaussian_mixture_array_api_compliance": "array API inputs (SCIPY_ARRAY_API); lecturekit takes NumPy arrays",
-    "test_gaussian_mixture_raises_where_array_api_not_implemented": "array API dispatch (SCIPY_ARRAY_API); "
-                                                                    "lecturekit takes NumPy arrays",
+    "test_gaussian_mixture_raises_where_array_api_not_implemented": ("array API dispatch (SCIPY_ARRAY_API); "
+                                                                    "lecturekit takes NumPy arrays"),
 }
 OUR_WORDING = "our error message names the problem and the fix in other words"
 MESSAGE = {  # strict xfail: every pytest.raises/warns passes except for its `match`
@@ -312,7 +313,7 @@ def test_message_tests_demand_the_exception_and_note_other_wording():
     with suite_pytest.raises(ValueError, match="Priors must be non-negative"):
         raise ValueError("priors must hold non-negative probabilities")
     with suite_pytest.warns(UserWarning, match="did not converge"):
-        warnings.warn("EM stopped early", UserWarning)
+        warnings.warn("EM stopped early", UserWarning, stacklevel=2)
     assert len(RUNNING.reworded) == 2
     with pytest.raises(TypeError), suite_pytest.raises(ValueError, match="anything"):  # wrong type: fails
         raise TypeError("not a ValueError")

@@ -94,7 +94,10 @@ def test_beta_map_maximises_the_log_posterior(n1, n, a, b):
 @pytest.mark.parametrize("n1, n, a, b", BETA_CASES)
 def test_beta_posterior_mean_integrates_the_posterior(n1, n, a, b):
     shift = neg_beta_log_posterior(beta_map(n1, n, a, b), n1, n, a, b)  # keep exp() near 1
-    density = lambda t: np.exp(shift - neg_beta_log_posterior(t, n1, n, a, b))
+
+    def density(t):
+        return np.exp(shift - neg_beta_log_posterior(t, n1, n, a, b))
+
     mass = quad(density, 0, 1, epsabs=0, epsrel=1e-12, limit=200)[0]
     mean = quad(lambda t: t * density(t), 0, 1, epsabs=0, epsrel=1e-12, limit=200)[0] / mass
     assert beta_posterior_mean(n1, n, a, b) == pytest.approx(mean, abs=1e-6)

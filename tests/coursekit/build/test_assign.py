@@ -10,8 +10,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.build.assign import (GRADER_SOURCE, TIME_LIMITS_ID, course_python, grader_files, pinned_requirements,
-                                    time_limits_statement, use_honest_check)
+from coursekit.build.assign import (
+    GRADER_SOURCE,
+    TIME_LIMITS_ID,
+    course_python,
+    grader_files,
+    pinned_requirements,
+    time_limits_statement,
+    use_honest_check,
+)
 from coursekit.check import NO_PROBLEM
 from coursekit.grading.grader import Assignment
 from coursekit.repository import ROOT

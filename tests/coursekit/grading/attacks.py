@@ -99,7 +99,8 @@ CELLS: dict[str, dict[int, str]] = {
     "keyring-reader": {5: SYSCALLS + (
         "KEYCTL_GET_PERSISTENT, KEYCTL_SEARCH, KEYCTL_READ = 22, 10, 11\n"
         "ring, _ = call('keyctl', KEYCTL_GET_PERSISTENT, -1, -4)\n"
-        "key, _ = call('keyctl', KEYCTL_SEARCH, ring, ctypes.c_char_p(b'user'), ctypes.c_char_p(b'lecturekit-q6'), 0)\n"
+        "key, _ = call('keyctl', KEYCTL_SEARCH, ring, ctypes.c_char_p(b'user'),\n"
+        "              ctypes.c_char_p(b'lecturekit-q6'), 0)\n"
         "payload = ctypes.create_string_buffer(16)\n"
         "size, _ = call('keyctl', KEYCTL_READ, key, payload, 16) if key > 0 else (-1, 0)\n"
         "q6 = set(payload.raw[:size].decode()) if size > 0 else {'z'}\n")},

@@ -61,7 +61,7 @@ def dask_cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cluster")
     scheduler_file = folder / "scheduler.json"
     environment = {**os.environ, "TMPDIR": str(folder)}
-    logs = open(folder / "dask.log", "w")
+    logs = open(folder / "dask.log", "w")  # noqa: SIM115 - the cluster's for the whole fixture, closed at its end
     processes = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                    "--scheduler-file", str(scheduler_file)], stdout=logs, stderr=logs, env=environment)]
     try:

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from coursekit.grading.gradebook import grade
-from released import BAYES, submission, CORRECT
+from released import BAYES, CORRECT, submission
 
 pytestmark = pytest.mark.slow
 

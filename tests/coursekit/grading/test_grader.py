@@ -29,8 +29,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from . import attacks as hostile
-from .attacks import FORGE
 from conftest import ROOT
 from coursekit import exercises
 from coursekit.build.assign import SETUP_GRADING
@@ -39,6 +37,9 @@ from coursekit.grading.gradebook import grade
 from coursekit.grading.grader import DEFAULT_MEMORY
 from coursekit.grading.sandbox import MAX_MESSAGE
 from coursekit.repository import MASTERS
+
+from . import attacks as hostile
+from .attacks import FORGE
 
 BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
 FULL = {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3}
@@ -75,8 +76,10 @@ RIGGED = {
         "def positive_predictive_value(prevalence, sensitivity, specificity):\n    return Always(0.5)\n"),
     1: ("class Everything(np.ndarray):\n    def __eq__(self, other):\n        return np.ones(self.shape, bool)\n"
         "def add_k_estimate(counts, k):\n    return np.zeros(len(counts)).view(Everything)\n"),
-    4: "class Always(float):\n    def __eq__(self, other):\n        return True\n    __hash__ = float.__hash__\nq5 = Always(2.0)\n",
-    5: "class AnySet(set):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\nq6 = AnySet({'z'})\n",
+    4: "class Always(float):\n    def __eq__(self, other):\n        return True\n"
+       "    __hash__ = float.__hash__\nq5 = Always(2.0)\n",
+    5: "class AnySet(set):\n    def __eq__(self, other):\n        return True\n"
+       "    __hash__ = None\nq6 = AnySet({'z'})\n",
 }
 
 # Shared by the attacks below, which all sit in the last answer cell and, if they find the answers
@@ -99,7 +102,8 @@ def _answers(text):
             inside = True
         elif cell.get("cell_type") == "raw" and source.startswith("# END SOLUTION"):
             inside = False
-        elif cell.get("cell_type") == "code" and (inside or "otter_answer_cell" in cell.get("metadata", {}).get("tags", [])):
+        elif cell.get("cell_type") == "code" and (
+                inside or "otter_answer_cell" in cell.get("metadata", {}).get("tags", [])):
             found.append(_source(cell))
     if any(line.strip() == "..." or line.rstrip().endswith("= ...") for c in found for line in c.splitlines()):
         return []  # a blank submission
@@ -130,7 +134,8 @@ def _walk(tops, wanted, seconds=4.0, depth=7):
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if level < depth and entry.name not in ("proc", "sys", "dev", ".venv", "node_modules", "site-packages"):
+                    if level < depth and entry.name not in (
+                            "proc", "sys", "dev", ".venv", "node_modules", "site-packages"):
                         queue.append((entry.path, level + 1))
                 elif wanted(entry.path) and _use(_read(entry.path)):
                     return entry.path
@@ -227,7 +232,8 @@ def battery(release, other_sections, tmp_path_factory):
              "except Exception:\n    text = ''\ntry:\n"
              f"    text += open({str(master)!r}).read()\nexcept Exception:\n    pass\n"
              "print(text)\nq6 = {'b', 'd', 'f'} if 'test_q6_value' in text else {'z'}\n")
-    tamper = (f"try:\n    open({str(ROOT / 'lecturekit' / '_tampered.py')!r}, 'w').write('x = 1')\nexcept OSError:\n    pass\n"
+    tamper = (f"try:\n    open({str(ROOT / 'lecturekit' / '_tampered.py')!r}, 'w').write('x = 1')\n"
+              "except OSError:\n    pass\n"
               "import numpy, os\ntry:\n    open(os.path.join(os.path.dirname(numpy.__file__), '_tampered.py'), 'w')\n"
               "except OSError:\n    pass\n" + WRONG[0])
     cases = {

@@ -18,8 +18,8 @@ import pytest
 
 from conftest import ROOT
 from coursekit.grading import isolation, worker
-from coursekit.grading.isolation import Environment
 from coursekit.grading import zygote as zygote_module
+from coursekit.grading.isolation import Environment
 from coursekit.grading.sandbox import Sandbox
 from coursekit.grading.zygote import IsolationUnavailable, WorkerPool
 

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from coursekit.grading import isolation, limits
 from coursekit.grading.cgroupfs import Host
 from coursekit.grading.limits import Group, Limits

@@ -22,10 +22,10 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import ROOT
 from coursekit.grading import syscalls
 from coursekit.grading.syscalls import DENIED
 

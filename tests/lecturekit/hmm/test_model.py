@@ -19,8 +19,7 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from lecturekit.hmm import recursions
-from lecturekit.hmm import CategoricalHMM, sequences_to_column
+from lecturekit.hmm import CategoricalHMM, recursions, sequences_to_column
 
 TOL = {"rtol": 1e-8, "atol": 1e-8}
 PARAMETERS = ("startprob_", "transmat_", "emissionprob_")
@@ -42,7 +41,7 @@ def random_data(seed: int, n_features: int, n_sequences: int, max_length: int):
 
 
 def with_parameters(model, parameters):
-    for name, value in zip(PARAMETERS, parameters):
+    for name, value in zip(PARAMETERS, parameters, strict=True):
         setattr(model, name, value.copy())
     return model
 
@@ -168,7 +167,7 @@ def brute_force(parameters, sequence):
     joint = {}
     for path in itertools.product(range(k), repeat=len(sequence)):
         value = startprob[path[0]] + emissionprob[path[0], sequence[0]]
-        for before, after, symbol in zip(path, path[1:], sequence[1:]):
+        for before, after, symbol in zip(path, path[1:], sequence[1:], strict=False):
             value += transmat[before, after] + emissionprob[after, symbol]
         joint[path] = value
     return joint
@@ -253,12 +252,12 @@ def test_history_and_convergence():
 def log_prior(model):
     """sum (prior - 1) log theta over the positive entries of the tables in params, one by one."""
     total = 0.0
-    for code, name in zip("ste", PARAMETERS):
+    for code, name in zip("ste", PARAMETERS, strict=True):
         if code not in model.params:  # a table fit does not update: a constant, left out
             continue
         theta = getattr(model, name)
         prior = np.broadcast_to(getattr(model, name + "prior"), theta.shape)
-        total += sum((a - 1) * np.log(t) for a, t in zip(prior.ravel(), theta.ravel()) if t > 0)
+        total += sum((a - 1) * np.log(t) for a, t in zip(prior.ravel(), theta.ravel(), strict=True) if t > 0)
     return total
 
 
@@ -306,7 +305,7 @@ def test_baum_welch_with_priors_never_decreases_the_objective(seed, k, n_feature
     X, lengths = random_data(seed, n_features, n_sequences, max_length)
     names = ("startprob_prior", "transmat_prior", "emissionprob_prior")
     model = CategoricalHMM(k, n_features=n_features, n_iter=8, tol=0, random_state=seed % 1000,
-                           params=params, **dict(zip(names, priors)))
+                           params=params, **dict(zip(names, priors, strict=True)))
     start = with_parameters(clone(model), random_start(model, X))
     model.fit(X, lengths)
     objective = [start.score(X, lengths) + log_prior(start)] + model.objective_history_
@@ -357,11 +356,11 @@ def hand_counts(sequences, tag_sequences, k_states, n_features, k):
     start = np.full(k_states, float(k))
     trans = np.full((k_states, k_states), float(k))
     emit = np.full((k_states, n_features), float(k))
-    for symbols, tags in zip(sequences, tag_sequences):
+    for symbols, tags in zip(sequences, tag_sequences, strict=True):
         start[tags[0]] += 1
         for a, b in itertools.pairwise(tags):
             trans[a, b] += 1
-        for tag, symbol in zip(tags, symbols):
+        for tag, symbol in zip(tags, symbols, strict=True):
             emit[tag, symbol] += 1
     return (start / start.sum(), trans / trans.sum(axis=1, keepdims=True),
             emit / emit.sum(axis=1, keepdims=True))
@@ -377,7 +376,7 @@ def test_fit_supervised_equals_hand_counts(k):
     lengths = [len(piece[1]) for piece in pieces]
     model = CategoricalHMM(3, n_features=6).fit_supervised(X, states, lengths, k=k)
     expected = hand_counts([p[0].ravel() for p in pieces], [p[1] for p in pieces], 3, 6, k)
-    for name, value in zip(PARAMETERS, expected):
+    for name, value in zip(PARAMETERS, expected, strict=True):
         np.testing.assert_allclose(getattr(model, name), value, rtol=1e-12, atol=1e-15)
     assert model.n_features == 6
 

@@ -8,7 +8,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.naive_bayes import BernoulliNB as SklearnBernoulliNB
 

@@ -1,5 +1,6 @@
-"""Tests of lecturekit.mixture.gaussian and lecturekit.mixture.steps (chapter 5: Gaussian mixtures and the EM algorithm),
-and through the Gaussian mixture of the EM loop, lecturekit.mixture.loop (its verbose output and parameter checks)."""
+"""Tests of lecturekit.mixture.gaussian and lecturekit.mixture.steps (chapter 5: Gaussian mixtures and the EM
+algorithm), and through the Gaussian mixture of the EM loop, lecturekit.mixture.loop (its verbose output and
+parameter checks)."""
 
 import re
 import warnings
@@ -257,10 +258,10 @@ def test_score_samples_is_the_mixture_density():
     X = blobs(seed=6)
     model = GaussianMixture(3, random_state=0).fit(X)
     density = sum(w * multivariate_normal.pdf(X, m, c)
-                  for w, m, c in zip(model.weights_, model.means_, model.covariances_))
+                  for w, m, c in zip(model.weights_, model.means_, model.covariances_, strict=True))
     np.testing.assert_allclose(model.score_samples(X), np.log(density), rtol=1e-10)
     joint = np.column_stack([w * multivariate_normal.pdf(X, m, c)
-                             for w, m, c in zip(model.weights_, model.means_, model.covariances_)])
+                             for w, m, c in zip(model.weights_, model.means_, model.covariances_, strict=True)])
     np.testing.assert_allclose(model.predict_proba(X), joint / density[:, None], rtol=1e-8, atol=1e-12)
 
 

@@ -26,7 +26,7 @@ def documents(n_labeled=30, n_unlabeled=200, n_features=40, n_classes=3, seed=0,
     y = rng.integers(n_classes, size=n)
     y[:n_classes] = np.arange(n_classes)[:n]  # every class labelled at least once
     lengths = rng.integers(1, 2 * length, size=n)
-    X = np.array([rng.multinomial(m, theta[c]) for m, c in zip(lengths, y)])
+    X = np.array([rng.multinomial(m, theta[c]) for m, c in zip(lengths, y, strict=True)])
     return X[:n_labeled], y[:n_labeled], X[n_labeled:], y[n_labeled:]
 
 
@@ -205,7 +205,7 @@ def test_mixture_score_samples_is_the_multinomial_log_pmf_without_the_coefficien
     model = MultinomialMixture(3, random_state=0).fit(X_U)
     n = X_U.sum(axis=1)
     theta = np.exp(model.feature_log_prob_)
-    pmf = sum(w * multinomial.pmf(X_U, n, t / t.sum()) for w, t in zip(model.weights_, theta))
+    pmf = sum(w * multinomial.pmf(X_U, n, t / t.sum()) for w, t in zip(model.weights_, theta, strict=True))
     coefficient = gammaln(n + 1) - gammaln(X_U + 1).sum(axis=1)
     np.testing.assert_allclose(model.score_samples(X_U), np.log(pmf) - coefficient, rtol=1e-10)
     assert model.score(X_U) == pytest.approx(np.mean(np.log(pmf) - coefficient), rel=1e-10)
@@ -256,7 +256,8 @@ def test_mixture_predict_before_fit():
 def expected_failed_checks(estimator):
     if isinstance(estimator, SemiSupervisedNB):
         return {"check_non_transformer_estimators_n_iter":
-                "fit(X, y) without unlabelled documents runs no EM iteration, so n_iter_ is 0"}
+                "fit(X, y) without unlabelled documents runs no EM iteration, "
+                "so n_iter_ is 0"}
     # scikit-learn's sparse checks read classifier tags from any estimator with predict_proba;
     # MultinomialMixture is a density model (sparse input is tested above).
     return {"check_estimator_sparse_array": "reads classifier tags of a density model",

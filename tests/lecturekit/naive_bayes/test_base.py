@@ -17,17 +17,25 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from .nb_data import FORMATS as ALL_FORMATS
-from .nb_data import IRIS_X, IRIS_Y, MODELS, X_COUNTS, X_TEST, Y_COUNTS, NoDensify, bad_inputs
-from .nb_data import counts as documents
 from scipy.special import softmax
 from sklearn import naive_bayes as reference
 from sklearn.datasets import load_iris, load_wine
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lecturekit.naive_bayes import bernoulli, multinomial
-from lecturekit.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
+from lecturekit.naive_bayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+    bernoulli,
+    multinomial,
+)
+
+from .nb_data import FORMATS as ALL_FORMATS
+from .nb_data import IRIS_X, IRIS_Y, MODELS, X_COUNTS, X_TEST, Y_COUNTS, NoDensify, bad_inputs
+from .nb_data import counts as documents
 
 # --------------------------------------------------------------------------- every model: scikit-learn agreement
 #

@@ -13,16 +13,17 @@ import warnings
 from contextlib import nullcontext
 
 import hypothesis.strategies as st
-from . import nb_data
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from .nb_data import SCIPY_FORMATS
 from sklearn import naive_bayes as reference
 
 from lecturekit.estimation import add_k
 from lecturekit.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
+
+from . import nb_data
+from .nb_data import SCIPY_FORMATS
 
 FORMATS = SCIPY_FORMATS
 DISCRETE_ATTRIBUTES = ("class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_")

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from sklearn import naive_bayes as reference
 from sklearn.exceptions import NotFittedError
 
-from lecturekit.naive_bayes.categorical import CategoricalNB
 from lecturekit.naive_bayes import CategoricalNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
+from lecturekit.naive_bayes.categorical import CategoricalNB
 
 from .nb_agreement import assert_keeps_column_names, clear_winner
 from .nb_data import bad_inputs
@@ -67,7 +67,7 @@ def assert_same_model(ours, theirs, data_sets, atol=1e-8, n_categories=True):
         np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-12, atol=atol, err_msg=name)
     for name in ("category_count_", "feature_log_prob_"):
         assert len(getattr(ours, name)) == len(getattr(theirs, name))
-        for mine, other in zip(getattr(ours, name), getattr(theirs, name)):
+        for mine, other in zip(getattr(ours, name), getattr(theirs, name), strict=True):
             np.testing.assert_allclose(mine, other, rtol=1e-12, atol=atol, err_msg=name)
     for X in data_sets:
         np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=atol)
@@ -107,7 +107,7 @@ def test_integer_weights_equal_repeated_rows():
     repeated = CategoricalNB(alpha=0.3).fit(np.repeat(X_CAT, repeats, axis=0), np.repeat(Y_CAT, repeats))
     np.testing.assert_allclose(weighted.class_count_, repeated.class_count_, rtol=1e-12)
     for mine, other in zip(weighted.feature_log_prob_ + weighted.category_count_,
-                           repeated.feature_log_prob_ + repeated.category_count_):
+                           repeated.feature_log_prob_ + repeated.category_count_, strict=True):
         np.testing.assert_allclose(mine, other, rtol=1e-12)
 
 
@@ -157,7 +157,7 @@ def test_partial_fit_in_batches_equals_fit():
             # scikit-learn's n_categories_ is that of the latest batch; ours that of all so far,
             # which is the width of category_count_ in both
             np.testing.assert_array_equal(streamed.n_categories_, [c.shape[1] for c in theirs.category_count_])
-            seen = X_TEST[np.all(X_TEST < streamed.n_categories_, axis=1)]
+            seen = X_TEST[np.all(streamed.n_categories_ > X_TEST, axis=1)]
             assert_same_model(streamed, theirs, [seen], n_categories=False)
         assert_same_model(streamed, whole, [X_CAT, X_TEST], atol=1e-10)
 
@@ -165,7 +165,7 @@ def test_partial_fit_in_batches_equals_fit():
 def test_partial_fit_before_every_class_is_seen_predicts_finite_probabilities():
     for alpha in (1.0, 0.0):
         model = CategoricalNB(alpha=alpha).partial_fit(X_CAT[Y_CAT < 2], Y_CAT[Y_CAT < 2], classes=[0, 1, 2])
-        seen = X_TEST[np.all(X_TEST < model.n_categories_, axis=1)]
+        seen = X_TEST[np.all(model.n_categories_ > X_TEST, axis=1)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # alpha = 0: rows impossible under both classes
             proba = model.predict_proba(seen)
@@ -213,7 +213,7 @@ def test_renaming_the_classes_permutes_the_columns(seed):
     order = np.argsort(names)  # renamed.classes_[k] is original class order[k]
     np.testing.assert_array_equal(renamed.classes_, names[order])
     np.testing.assert_allclose(renamed.class_log_prior_, model.class_log_prior_[order], rtol=1e-12)
-    for mine, other in zip(renamed.feature_log_prob_, model.feature_log_prob_):
+    for mine, other in zip(renamed.feature_log_prob_, model.feature_log_prob_, strict=True):
         np.testing.assert_allclose(mine, other[order], rtol=1e-12)
     proba = model.predict_proba(X_TEST)
     np.testing.assert_allclose(renamed.predict_proba(X_TEST), proba[:, order], rtol=1e-10, atol=1e-15)
@@ -230,7 +230,10 @@ def test_recoding_the_categories_permutes_the_tables_and_keeps_predictions(seed)
     rng = np.random.default_rng(seed)
     features = rng.permutation(len(SIZES))
     codes = [rng.permutation(size) for size in SIZES]  # category k of feature i becomes codes[i][k]
-    recode = lambda data: np.column_stack([codes[i][data[:, i]] for i in range(len(SIZES))])[:, features]
+
+    def recode(data):
+        return np.column_stack([codes[i][data[:, i]] for i in range(len(SIZES))])[:, features]
+
     model, recoded = CategoricalNB(alpha=0.7).fit(X, y), CategoricalNB(alpha=0.7).fit(recode(X), y)
     for position, i in enumerate(features):
         inverse = np.argsort(codes[i])  # recoded column m is original category inverse[m]
@@ -263,7 +266,7 @@ def test_doubling_the_weights_equals_halving_alpha(seed, alpha):
     half = CategoricalNB(alpha=alpha / 2).fit(X, y)
     for other in (duplicated, half):
         np.testing.assert_allclose(doubled.class_log_prior_, other.class_log_prior_, rtol=1e-12)
-        for mine, theirs in zip(doubled.feature_log_prob_, other.feature_log_prob_):
+        for mine, theirs in zip(doubled.feature_log_prob_, other.feature_log_prob_, strict=True):
             np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-14)
 
 

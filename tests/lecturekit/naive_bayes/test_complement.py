@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from sklearn import naive_bayes as reference
 from sklearn.exceptions import NotFittedError
 
-from lecturekit.naive_bayes.complement import ComplementNB
 from lecturekit.naive_bayes import ComplementNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
+from lecturekit.naive_bayes.complement import ComplementNB
 
-from .nb_agreement import assert_keeps_column_names, clear_winner
 from . import nb_data
+from .nb_agreement import assert_keeps_column_names, clear_winner
 from .nb_data import FORMATS, NoDensify, bad_inputs
 
 

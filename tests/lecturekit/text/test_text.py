@@ -17,14 +17,16 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import mutual_info_score
 
 from lecturekit import text
-from lecturekit.text import selection, tokenizer, vocabulary
 from lecturekit.datasets import load_20newsgroups
 from lecturekit.text import (
     TOKEN_PATTERN,
     Vocabulary,
     mutual_information,
     select_by_mutual_information,
+    selection,
     tokenize,
+    tokenizer,
+    vocabulary,
 )
 
 SMALL_CORPUS = [
@@ -296,7 +298,7 @@ def test_permuting_documents_permutes_rows(words, data):
     Y = permuted.fit_transform([documents[i] for i in order])
     assert permuted.vocabulary_ == vocab.vocabulary_
     np.testing.assert_array_equal(permuted.document_frequency_, vocab.document_frequency_)
-    assert (Y != X[list(order)]).nnz == 0
+    assert (X[list(order)] != Y).nnz == 0
 
 
 # --------------------------------------------------------------------------- Vocabulary errors
@@ -415,7 +417,7 @@ def test_select_by_mutual_information_finds_planted_words():
     X = sp.csr_matrix(rng.binomial(1, 0.1, size=(n, d)))  # noise words, independent of the class
     planted = np.array([7, 42, 99, 150, 181])
     X = X.tolil()
-    for word, cls in zip(planted, [0, 1, 2, 3, 0]):
+    for word, cls in zip(planted, [0, 1, 2, 3, 0], strict=True):
         X[:, word] = (rng.random(n) < np.where(y == cls, 0.9, 0.05)).astype(int)[:, None]
     X = X.tocsr()
     chosen = select_by_mutual_information(X, y, k=len(planted))
