@@ -109,8 +109,8 @@ class ComplementNB(_DiscreteNB):
     such words tend to :math:`1/r` on them and to 0 elsewhere; a class with no word outside it
     has a uniform complement :math:`\tilde\phi_{j \mid k} = 1/V` (the limit of
     :math:`\alpha / (V\alpha)`). With a single feature every :math:`\tilde\phi_{1 \mid k} = 1`, so
-with ``norm=True`` the weights are :math:`0/0`: here 0 (no evidence, the classes tie), in
-scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-learn's.
+    with ``norm=True`` the weights are :math:`0/0`: here 0 (no evidence, the classes tie), in
+    scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-learn's.
 
     Examples
     --------
