@@ -53,10 +53,12 @@ def main(quick: bool = False) -> None:
             theirs = SklearnGaussianMixture(k, covariance_type=covariance_type, max_iter=1, random_state=0).fit(X)
         report(f"GMM one EM iteration ({size} {covariance_type})", partial(step, ours), partial(step, theirs))
     # fit_predict: the whole fit and its final E-step.
-    report(f"GMM fit_predict from k-means ({size} full)",
-           lambda: GaussianMixture(k, random_state=0).fit_predict(X),
-           lambda: SklearnGaussianMixture(k, random_state=0).fit_predict(X),
-           repeat=3)
+    report(
+        f"GMM fit_predict from k-means ({size} full)",
+        lambda: GaussianMixture(k, random_state=0).fit_predict(X),
+        lambda: SklearnGaussianMixture(k, random_state=0).fit_predict(X),
+        repeat=3,
+    )
     semi_supervised(quick)
 
 
@@ -84,8 +86,9 @@ def semi_supervised(quick: bool) -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        report(f"SemiSupervisedNB 10 EM its (20NG, {len(labeled)} + {n_unlabeled:,} unl.)",
-               ours, hard_label_em, repeat=3)
+        report(
+            f"SemiSupervisedNB 10 EM its (20NG, {len(labeled)} + {n_unlabeled:,} unl.)", ours, hard_label_em, repeat=3
+        )
 
 
 if __name__ == "__main__":

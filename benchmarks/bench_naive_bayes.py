@@ -39,8 +39,9 @@ def peak_mib(function: Callable[[], object]) -> float:
         tracemalloc.stop()
 
 
-def zipf_documents(n: int = 20_000, n_words: int = 100_000, n_classes: int = 20, length: int = 150,
-                   seed: int = 0) -> tuple[sp.csr_matrix, np.ndarray]:
+def zipf_documents(
+    n: int = 20_000, n_words: int = 100_000, n_classes: int = 20, length: int = 150, seed: int = 0
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """Word counts (CSR, int64) of ``n`` documents of ``length`` tokens over a Zipf vocabulary.
 
     Word ranks have probability proportional to 1 / rank^1.05; a third of each document's tokens
@@ -53,8 +54,9 @@ def zipf_documents(n: int = 20_000, n_words: int = 100_000, n_classes: int = 20,
     own = rng.random((n, length)) < 1 / 3
     orderings = np.stack([rng.permutation(n_words) for _ in range(n_classes)])
     words[own] = orderings[np.broadcast_to(y[:, None], (n, length))[own], words[own]]
-    X = sp.csr_matrix((np.ones(n * length, np.int64), (np.repeat(np.arange(n), length), words.ravel())),
-                      shape=(n, n_words))
+    X = sp.csr_matrix(
+        (np.ones(n * length, np.int64), (np.repeat(np.arange(n), length), words.ravel())), shape=(n, n_words)
+    )
     X.sum_duplicates()
     return X, y
 
@@ -67,8 +69,7 @@ def fit_new(model_class, X, labels):
 def compare(X, labels, repeat: int, memory: bool) -> None:
     """fit and predict_proba of both models against scikit-learn's, on the same data."""
     size = f"n={X.shape[0]:,} d={X.shape[1]:,} nnz={X.nnz:,}"
-    for ours_class, theirs_class in ((MultinomialNB, reference.MultinomialNB),
-                                     (BernoulliNB, reference.BernoulliNB)):
+    for ours_class, theirs_class in ((MultinomialNB, reference.MultinomialNB), (BernoulliNB, reference.BernoulliNB)):
         name = ours_class.__name__
         ours, theirs = ours_class().fit(X, labels), theirs_class().fit(X, labels)
         # Each call bound to this iteration's classes and models now (a lambda would read them when called).
@@ -79,8 +80,9 @@ def compare(X, labels, repeat: int, memory: bool) -> None:
         if not memory:
             continue
         for what, (mine, other) in (("fit", fits), ("predict_proba", predictions)):
-            print(f"{name} {what} peak memory: ours {peak_mib(mine):7.1f} MiB   "
-                  f"scikit-learn {peak_mib(other):7.1f} MiB")
+            print(
+                f"{name} {what} peak memory: ours {peak_mib(mine):7.1f} MiB   scikit-learn {peak_mib(other):7.1f} MiB"
+            )
 
 
 def main(quick: bool = False) -> None:

@@ -35,9 +35,11 @@ from coursekit.grading import fanout, grader, sandbox, submission, zygote
 from coursekit.notebooks import master_notebooks
 from coursekit.repository import ROOT
 
-IMPORTS = ("import time; start = time.monotonic(); import coursekit.grading.grader as g; "
-           "[__import__(m) for m in g._PRELOAD]; import otter.test_files.exception_test; "
-           "print(time.monotonic() - start)")
+IMPORTS = (
+    "import time; start = time.monotonic(); import coursekit.grading.grader as g; "
+    "[__import__(m) for m in g._PRELOAD]; import otter.test_files.exception_test; "
+    "print(time.monotonic() - start)"
+)
 
 
 class Profile:

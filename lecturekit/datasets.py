@@ -45,8 +45,15 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["DATA_DIR", "OLD_FAITHFUL_COLUMNS", "UNIVERSAL_TAGS", "load_20newsgroups", "load_brown",
-           "load_old_faithful", "load_sms_spam"]
+__all__ = [
+    "DATA_DIR",
+    "OLD_FAITHFUL_COLUMNS",
+    "UNIVERSAL_TAGS",
+    "load_20newsgroups",
+    "load_brown",
+    "load_old_faithful",
+    "load_sms_spam",
+]
 
 #: The ``data/`` folder at the root of the course repository, next to ``lecturekit/``. The data
 #: files are not part of an installed ``lecturekit`` wheel: use the package from a checkout
@@ -68,8 +75,7 @@ OLD_FAITHFUL_COLUMNS: tuple[str, str] = ("eruptions", "waiting")
 
 #: The 12 universal part-of-speech tags of Petrov, Das and McDonald (2012), in the order the
 #: course uses: the tags of :func:`load_brown`.
-UNIVERSAL_TAGS: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM",
-                                   "CONJ", "PRT", ".", "X")
+UNIVERSAL_TAGS: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM", "CONJ", "PRT", ".", "X")
 
 
 def _read_xz_rows(path: Path, n_fields: int, layout: str, script: str) -> list[list[str]]:
@@ -97,8 +103,7 @@ def _read_xz_rows(path: Path, n_fields: int, layout: str, script: str) -> list[l
             f"or regenerate it with `python {script}`."
         )
     rows = [line.split("\t") for line in content[:-1].split("\n")]
-    bad = next((number for number, row in enumerate(rows, start=1) if len(row) != n_fields),
-               None)
+    bad = next((number for number, row in enumerate(rows, start=1) if len(row) != n_fields), None)
     if bad is not None:
         raise ValueError(
             f"Line {bad} of {path} is not '{layout}'; restore the committed copy or "
@@ -300,8 +305,7 @@ def load_old_faithful() -> NDArray[np.float64]:
 @cache
 def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
     """Parse ``brown-universal.tsv.xz`` into (words, universal tags) per sentence; cached."""
-    rows = _read_xz_rows(path, 4, "fileid<TAB>words<TAB>brown_tags<TAB>universal_tags",
-                         "coursekit/data/brown.py")
+    rows = _read_xz_rows(path, 4, "fileid<TAB>words<TAB>brown_tags<TAB>universal_tags", "coursekit/data/brown.py")
     words = tuple(tuple(row[1].split(" ")) for row in rows)
     tags = tuple(tuple(row[3].split(" ")) for row in rows)
     n_tokens = sum(map(len, words))
@@ -312,9 +316,14 @@ def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[st
             f"or regenerate it with `python -m coursekit fetch-brown`."
         )
     known = set(UNIVERSAL_TAGS)
-    bad = next((number for number, (sentence, sentence_tags) in enumerate(zip(words, tags, strict=True), 1)
-                if len(sentence) != len(sentence_tags) or not known.issuperset(sentence_tags)
-                or "" in sentence), None)
+    bad = next(
+        (
+            number
+            for number, (sentence, sentence_tags) in enumerate(zip(words, tags, strict=True), 1)
+            if len(sentence) != len(sentence_tags) or not known.issuperset(sentence_tags) or "" in sentence
+        ),
+        None,
+    )
     if bad is not None:
         raise ValueError(
             f"Sentence {bad} of {path} has an empty word, a tag outside UNIVERSAL_TAGS, or not "

@@ -61,10 +61,19 @@ class GraderProcess:
     def __init__(self) -> None:
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - the server's for its whole life: close() closes it
         self.scratch = tempfile.mkdtemp(prefix="lecturekit-grader-")
-        self.process = subprocess.Popen([sys.executable, "-m", "coursekit.grading.grader", "--serve"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                        env={**os.environ, "TMPDIR": self.scratch, "OPENBLAS_NUM_THREADS": "1",
-                                             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "coursekit.grading.grader", "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env={
+                **os.environ,
+                "TMPDIR": self.scratch,
+                "OPENBLAS_NUM_THREADS": "1",
+                "OMP_NUM_THREADS": "1",
+                "MKL_NUM_THREADS": "1",
+            },
+        )
         self.buffer = b""
 
     def grade(self, request: dict, timeout: float) -> dict:
@@ -107,9 +116,16 @@ class GraderProcess:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT,
-              protect: tuple[Path, ...] = (), cell_seconds: float | None = None,
-              grader: GraderProcess | None = None, unisolated: bool = False, unbounded: bool = False) -> dict:
+def grade_one(
+    submission: Path,
+    autograder: Path,
+    timeout: float = SUBMISSION_TIMEOUT,
+    protect: tuple[Path, ...] = (),
+    cell_seconds: float | None = None,
+    grader: GraderProcess | None = None,
+    unisolated: bool = False,
+    unbounded: bool = False,
+) -> dict:
     """Grade one notebook with ``coursekit.grading.grader``, in ``grader`` or in a process of its own.
 
     Parameters
@@ -135,9 +151,15 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
         ``{question: score, "question reason": why points were lost, "possible": total,
         "isolated": "yes" or "no"}``, with ``"error"`` where it could not be graded.
     """
-    request = {"autograder": str(autograder), "submission": str(submission), "protect": [str(p) for p in protect],
-               "isolation": "off" if unisolated else "required", "bounded": not unbounded, "budget_seconds": timeout,
-               "cell_seconds": cell_seconds}
+    request = {
+        "autograder": str(autograder),
+        "submission": str(submission),
+        "protect": [str(p) for p in protect],
+        "isolation": "off" if unisolated else "required",
+        "bounded": not unbounded,
+        "budget_seconds": timeout,
+        "cell_seconds": cell_seconds,
+    }
     own = grader is None
     grader = grader or GraderProcess()
     try:
@@ -224,8 +246,16 @@ class GradingPlugin(WorkerPlugin):
                     self.graders.append(grader)
             protect = (*map(Path, self.options["protect"]), self.scratch, *_checkout())
             start = time.monotonic()
-            row = grade_one(path, autograder, self.options["timeout"], protect, self.options["cell_seconds"],
-                            grader, self.options["unisolated"], self.options.get("unbounded", False))
+            row = grade_one(
+                path,
+                autograder,
+                self.options["timeout"],
+                protect,
+                self.options["cell_seconds"],
+                grader,
+                self.options["unisolated"],
+                self.options.get("unbounded", False),
+            )
             row["seconds"] = round(time.monotonic() - start, 1)
             return row
         finally:
@@ -257,14 +287,27 @@ def cluster(scheduler: str | None = None, jobs: int | None = None):
             yield client
         return
     jobs = jobs or os.cpu_count() or 1
-    with LocalCluster(n_workers=1, threads_per_worker=jobs, processes=False, dashboard_address=None,
-                      scheduler_kwargs={"dashboard_address": ":0"},  # no dashboard; its HTTP server on any port
-                      silence_logs=logging.ERROR) as local, Client(local) as client:
+    with (
+        LocalCluster(
+            n_workers=1,
+            threads_per_worker=jobs,
+            processes=False,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},  # no dashboard; its HTTP server on any port
+            silence_logs=logging.ERROR,
+        ) as local,
+        Client(local) as client,
+    ):
         yield client
 
 
-def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, scheduler: str | None = None,
-              jobs: int | None = None, done: Callable[[str, dict], None] | None = None) -> dict[str, dict]:
+def grade_all(
+    submissions: list[tuple[str, Path, Path]],
+    options: dict,
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    done: Callable[[str, dict], None] | None = None,
+) -> dict[str, dict]:
     """Grade submissions on Dask, each in a task of its own; their rows by name.
 
     Parameters
@@ -301,8 +344,16 @@ def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, schedule
         futures = {}
         for index, (name, notebook, zip_path) in enumerate(submissions):
             digest, data = zips[zip_path]
-            future = client.submit(grade_task, name, Path(notebook).read_bytes(), Path(zip_path).name, digest, data,
-                                   key=f"grade-{run}-{index:05d}", pure=False)
+            future = client.submit(
+                grade_task,
+                name,
+                Path(notebook).read_bytes(),
+                Path(zip_path).name,
+                digest,
+                data,
+                key=f"grade-{run}-{index:05d}",
+                pure=False,
+            )
             futures[future] = name
         for future in as_completed(futures):
             name = futures[future]

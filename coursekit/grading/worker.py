@@ -59,12 +59,42 @@ HEADER = struct.Struct("!Q")
 # Imported by the zygote, before any worker exists (and so never counted in a cell's time): the
 # scientific stack and what the notebooks' first cells import from it, then the course's own modules
 # (every lecturekit/*.py of the working folder).
-PRELOAD = ("numpy", "scipy", "scipy.stats", "scipy.optimize", "scipy.special", "scipy.sparse",
-           "scipy.linalg", "matplotlib", "matplotlib.pyplot", "sympy", "pandas", "threadpoolctl", "tqdm.auto",
-           *(f"sklearn.{name}" for name in ("base", "calibration", "cluster", "covariance", "datasets", "decomposition",
-                                            "discriminant_analysis", "exceptions", "feature_extraction.text",
-                                            "linear_model", "metrics", "mixture", "model_selection", "naive_bayes",
-                                            "pipeline", "preprocessing")))
+PRELOAD = (
+    "numpy",
+    "scipy",
+    "scipy.stats",
+    "scipy.optimize",
+    "scipy.special",
+    "scipy.sparse",
+    "scipy.linalg",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "sympy",
+    "pandas",
+    "threadpoolctl",
+    "tqdm.auto",
+    *(
+        f"sklearn.{name}"
+        for name in (
+            "base",
+            "calibration",
+            "cluster",
+            "covariance",
+            "datasets",
+            "decomposition",
+            "discriminant_analysis",
+            "exceptions",
+            "feature_extraction.text",
+            "linear_model",
+            "metrics",
+            "mixture",
+            "model_selection",
+            "naive_bayes",
+            "pipeline",
+            "preprocessing",
+        )
+    ),
+)
 # What a worker may write, and so what must look as it did when the zygote was ready.
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue")
 IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
@@ -176,8 +206,11 @@ def make_shell():
 
 def preload(banned: list[str]) -> None:
     """Import :data:`PRELOAD`, except what a question bans (which the sandbox hides anyway)."""
-    course = sorted(f"lecturekit.{name[:-3]}" for name in (os.listdir("lecturekit") if os.path.isdir("lecturekit") else [])
-                    if name.endswith(".py") and not name.startswith("_"))
+    course = sorted(
+        f"lecturekit.{name[:-3]}"
+        for name in (os.listdir("lecturekit") if os.path.isdir("lecturekit") else [])
+        if name.endswith(".py") and not name.startswith("_")
+    )
     for module in (*PRELOAD, *course):
         if any(module == b or module.startswith(b + ".") for b in banned):
             continue
@@ -352,8 +385,9 @@ def _reap() -> None:
             return
 
 
-def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = None,
-           tasks: int | None = None) -> None:  # pragma: no cover - sandboxed
+def zygote(
+    control_fd: int, mode: str, banned: list[str], program: int | None = None, tasks: int | None = None
+) -> None:  # pragma: no cover - sandboxed
     """Import the stack, say ready, then spawn and reset workers on request (see the module docstring).
 
     ``mode`` is how it is confined (see :func:`end_everything`); as a user of its own (``"user"``),
@@ -371,8 +405,16 @@ def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = 
         resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # hold none of the grader's keys
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
-                   signal.SIGPIPE, signal.SIGALRM, signal.SIGQUIT):
+    for number in (
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGHUP,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+        signal.SIGPIPE,
+        signal.SIGALRM,
+        signal.SIGQUIT,
+    ):
         signal.signal(number, signal.SIG_IGN)
     control = socket.socket(fileno=control_fd)
     shell = make_shell()
@@ -420,7 +462,10 @@ def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = 
 if __name__ == "__main__":  # pragma: no cover
     sys.path[0] = os.getcwd()  # the working folder, as a notebook's kernel has it; not this file's folder
     options = {a.split("=", 1)[0]: a.split("=", 1)[-1] for a in sys.argv[2:]}
-    zygote(int(sys.argv[1]), "bubblewrap" if "--isolated" in options else "user" if "--user" in options else "none",
-           [a.split("=", 1)[1] for a in sys.argv[2:] if a.startswith("--ban=")],
-           int(options["--seccomp"]) if "--seccomp" in options else None,
-           int(options["--tasks"]) if "--tasks" in options else None)
+    zygote(
+        int(sys.argv[1]),
+        "bubblewrap" if "--isolated" in options else "user" if "--user" in options else "none",
+        [a.split("=", 1)[1] for a in sys.argv[2:] if a.startswith("--ban=")],
+        int(options["--seccomp"]) if "--seccomp" in options else None,
+        int(options["--tasks"]) if "--tasks" in options else None,
+    )

@@ -130,8 +130,14 @@ class ComplementNB(_DiscreteNB):
     assumptions of naive Bayes text classifiers. In *Proceedings of ICML 2003*, 616-623.
     """
 
-    def __init__(self, alpha: float | ArrayLike = 1.0, force_alpha: bool = True, fit_prior: bool = True,
-                 class_prior: ArrayLike | None = None, norm: bool = False):
+    def __init__(
+        self,
+        alpha: float | ArrayLike = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        norm: bool = False,
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior

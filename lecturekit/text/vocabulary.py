@@ -128,9 +128,7 @@ class Vocabulary(TransformerMixin, BaseEstimator):
             )
         max_features = self.max_features
         if max_features is not None and (
-            isinstance(max_features, (bool, np.bool_))
-            or not isinstance(max_features, Integral)
-            or max_features < 1
+            isinstance(max_features, (bool, np.bool_)) or not isinstance(max_features, Integral) or max_features < 1
         ):
             raise ValueError(
                 f"max_features must be None (keep every word) or an int >= 1 (keep that many of "
@@ -340,4 +338,4 @@ class Vocabulary(TransformerMixin, BaseEstimator):
         X.eliminate_zeros()
         X.sort_indices()
         names = self.get_feature_names_out()
-        return [names[X.indices[X.indptr[i]:X.indptr[i + 1]]] for i in range(X.shape[0])]
+        return [names[X.indices[X.indptr[i] : X.indptr[i + 1]]] for i in range(X.shape[0])]

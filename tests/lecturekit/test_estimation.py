@@ -56,8 +56,11 @@ def test_mle_maximises_the_bernoulli_log_likelihood():
         if x.min() == x.max():  # all equal: the maximiser sits on the boundary, checked below
             continue
         result = minimize_scalar(
-            lambda t, x: -bernoulli_log_likelihood(t, x), args=(x,), bounds=(1e-9, 1 - 1e-9),
-            method="bounded", options={"xatol": 1e-12},
+            lambda t, x: -bernoulli_log_likelihood(t, x),
+            args=(x,),
+            bounds=(1e-9, 1 - 1e-9),
+            method="bounded",
+            options={"xatol": 1e-12},
         )
         assert result.x == pytest.approx(bernoulli_mle(x), abs=1e-6)
 

@@ -72,8 +72,10 @@ def test_text_gathers_the_three_modules():
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("WIN a FREE prize!! Don't wait: call 0800-123.",
-         ["win", "a", "free", "prize", "don't", "wait", "call", "0800", "123"]),
+        (
+            "WIN a FREE prize!! Don't wait: call 0800-123.",
+            ["win", "a", "free", "prize", "don't", "wait", "call", "0800", "123"],
+        ),
         ("e-mail me@home.com", ["e", "mail", "me", "home", "com"]),
         ("  spaces\tand\nnewlines  ", ["spaces", "and", "newlines"]),
         ("naïve café", ["na", "ve", "caf"]),  # only ASCII letters belong to tokens
@@ -134,9 +136,7 @@ def test_agrees_with_count_vectorizer_on_a_small_corpus(params):
 def test_agrees_with_count_vectorizer_on_20_newsgroups():
     texts, _ = load_20newsgroups("train")
     documents = texts[:300]
-    X = assert_same_as_count_vectorizer(
-        documents, Vocabulary(), token_pattern=TOKEN_PATTERN, lowercase=True
-    )
+    X = assert_same_as_count_vectorizer(documents, Vocabulary(), token_pattern=TOKEN_PATTERN, lowercase=True)
     assert X.shape[0] == 300 and X.shape[1] > 5000
     # documents held out from fitting: unknown words are dropped, known ones counted alike
     vocab = Vocabulary(min_df=2).fit(documents)
@@ -191,9 +191,7 @@ def test_max_features_keeps_most_frequent_with_alphabetical_ties():
 def test_max_features_agrees_with_count_vectorizer_without_ties():
     corpus = ["a a a a b b b c c d", "a b c e e e e e e", "f"]  # a 5, e 6, b 4, c 3, d 1, f 1
     for k in (1, 2, 3, 4):
-        assert_same_as_count_vectorizer(
-            corpus, Vocabulary(max_features=k), token_pattern=TOKEN_PATTERN, max_features=k
-        )
+        assert_same_as_count_vectorizer(corpus, Vocabulary(max_features=k), token_pattern=TOKEN_PATTERN, max_features=k)
 
 
 def test_binary_gives_indicators():
@@ -261,7 +259,11 @@ def test_inverse_transform_lists_present_words():
 def test_scikit_learn_protocol():
     vocab = Vocabulary(min_df=0.5, max_features=7, binary=True, lowercase=False, token_pattern=r"\w+")
     assert vocab.get_params() == {
-        "min_df": 0.5, "max_features": 7, "binary": True, "lowercase": False, "token_pattern": r"\w+"
+        "min_df": 0.5,
+        "max_features": 7,
+        "binary": True,
+        "lowercase": False,
+        "token_pattern": r"\w+",
     }
     copy = clone(vocab)
     assert copy.get_params() == vocab.get_params()
@@ -397,8 +399,9 @@ def test_mutual_information_is_zero_for_an_independent_word():
 def test_mutual_information_of_a_perfect_indicator_is_the_class_entropy():
     y = np.repeat([0, 1, 2, 3], 5)
     X = (y[:, None] == np.arange(4)).astype(int) * 3
-    np.testing.assert_allclose(mutual_information(X, y), np.full(4, -(0.25 * np.log(0.25) + 0.75 * np.log(0.75))),
-                               atol=1e-15)
+    np.testing.assert_allclose(
+        mutual_information(X, y), np.full(4, -(0.25 * np.log(0.25) + 0.75 * np.log(0.75))), atol=1e-15
+    )
     single_class = mutual_information(np.eye(3), ["a", "a", "a"])
     np.testing.assert_array_equal(single_class, np.zeros(3))
 
@@ -454,4 +457,3 @@ def test_mutual_information_errors():
         mutual_information(np.ones(3), [0, 1, 0])
     with pytest.raises(ValueError, match="no rows"):
         mutual_information(np.zeros((0, 3)), [])
-
