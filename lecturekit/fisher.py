@@ -275,6 +275,9 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
         most = min(classes.size - 1, d)
         n_components = self._check_n_components(most, classes.size, d)
         within.flat[:: d + 1] += reg_covar
+        # Notebook 2.3 prints the lines from here to `total` (inspect.getsource) and compares them with its
+        # stored output: they keep their layout.
+        # fmt: off
         chol = cholesky(within, name="the within-class scatter S_W")
         # S_B v = lambda L L^T v; with u = L^T v this is (L^{-1} S_B L^{-T}) u = lambda u.
         half = solve_triangular(chol, between, lower=True, check_finite=False)
@@ -283,10 +286,12 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
         order = np.argsort(values)[::-1]
         values = np.clip(values[order], 0.0, None)
         # v = L^{-T} u; orthonormal u gives V^T S_W V = U^T U = I.
-        scalings = solve_triangular(chol, vectors[:, order[:n_components]], lower=True, trans="T", check_finite=False)
+        scalings = solve_triangular(chol, vectors[:, order[:n_components]], lower=True, trans="T",
+                                    check_finite=False)
         biggest = np.argmax(np.abs(scalings), axis=0)
         scalings *= np.sign(scalings[biggest, np.arange(n_components)])
         total = values.sum()
+        # fmt: on
 
         self.classes_ = classes
         self.priors_ = priors
