@@ -6,7 +6,8 @@
 #                      where Chromium is installed, the PDF the website links to
 #   make pdf           the same, failing without Chromium: the whole course as one PDF,
 #                      _build/pdf/generative-learning-algorithms.pdf, also copied beside the website
-#   make test          set up and run the whole test suite (what CI runs)
+#   make test          set up, lint, and run the whole test suite (what CI runs)
+#   make lint          ruff check and ruff format --check over the whole tree, notebooks included
 #   make lab           JupyterLab on the student notebooks
 #   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder)
 #   make release       the student repository to publish (dist/student-repository)
@@ -32,7 +33,7 @@ STAMP  := $(VENV)/.installed
 SUBMISSIONS ?= submissions
 SCHEDULER ?=
 
-.PHONY: setup book pdf test lab assignments release grade report bench lock clean
+.PHONY: setup book pdf lint test lab assignments release grade report bench lock clean
 
 setup: $(STAMP)
 
@@ -51,10 +52,18 @@ pdf: $(STAMP)
 	$(PY) -m coursekit book
 	$(PY) -m coursekit pdf
 
+# ruff (pinned in requirements.txt) with the rules of pyproject.toml's [tool.ruff] and, for the master
+# notebooks, notebooks/ruff.toml: lecturekit/, coursekit/, tests/, benchmarks/, _ext/ and notebooks/ are
+# linted and formatted as ruff formats them (ruff skips .venv, _build, dist and what .gitignore names).
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+# `make test` lints first: CI (.ci/run) fails in seconds on a lint error, before the suite's minutes.
 # -rs: say why a test skipped (the browser tests say how to install Chromium). One BLAS thread per
 # process: the suite already runs two test processes and the book build side by side, and BLAS
 # threads on top of them made the mixture tests several times slower.
-test: $(STAMP)
+test: lint
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(PY) -m pytest -rs
 
 assignments: $(STAMP)

@@ -13,8 +13,11 @@ def _key(script) -> tuple:
     attributes = getattr(script, "attributes", {}) or {}
     if isinstance(script, str):  # an old-style entry: just a file name
         return (script, 500, ())
-    return (str(getattr(script, "filename", "") or ""), getattr(script, "priority", 500),
-            tuple(sorted((str(k), str(v)) for k, v in attributes.items())))
+    return (
+        str(getattr(script, "filename", "") or ""),
+        getattr(script, "priority", 500),
+        tuple(sorted((str(k), str(v)) for k, v in attributes.items())),
+    )
 
 
 def _deduplicate(app, pagename, templatename, context, doctree) -> None:

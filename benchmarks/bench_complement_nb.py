@@ -8,8 +8,8 @@ order keeps a fraction 0.9**k of its posts, so the last keeps about 14 %), the c
 macro-averaged F1 are printed for :class:`lecturekit.naive_bayes.MultinomialNB` and
 :class:`~lecturekit.naive_bayes.ComplementNB` at alpha 1.0 and 0.1, with the number of test posts
 on which scikit-learn's classes of the same names predict otherwise
-(tests/lecturekit/naive_bayes/test_complement.py checks that the probabilities agree to 1e-8). Then ``fit`` and ``predict_proba`` of ComplementNB
-are timed against scikit-learn's in the same run.
+(tests/lecturekit/naive_bayes/test_complement.py checks that the probabilities agree to 1e-8).
+Then ``fit`` and ``predict_proba`` of ComplementNB are timed against scikit-learn's in the same run.
 
 The accuracies do not depend on the machine. Full training set: complement 0.833, multinomial
 0.799 at alpha = 1; 0.826 and 0.828 at alpha = 0.1. Skewed: complement 0.749, multinomial 0.483
@@ -53,24 +53,38 @@ def main(quick: bool = False) -> None:
     for name, rows in (("all", np.arange(X.shape[0])), ("skewed", skewed(train_labels))):
         X_fit, y_fit = X[rows], train_labels[rows]
         counts = np.unique(y_fit, return_counts=True)[1]
-        print(f"training set {name}: n={X_fit.shape[0]:,}, posts per newsgroup {counts.min()}-{counts.max()}; "
-              f"test n={X_test.shape[0]:,}")
+        print(
+            f"training set {name}: n={X_fit.shape[0]:,}, posts per newsgroup {counts.min()}-{counts.max()}; "
+            f"test n={X_test.shape[0]:,}"
+        )
         for alpha in (1.0, 0.1):
-            for ours_class, theirs_class in ((MultinomialNB, reference.MultinomialNB),
-                                             (ComplementNB, reference.ComplementNB)):
+            for ours_class, theirs_class in (
+                (MultinomialNB, reference.MultinomialNB),
+                (ComplementNB, reference.ComplementNB),
+            ):
                 predicted = ours_class(alpha=alpha).fit(X_fit, y_fit).predict(X_test)
                 differ = np.sum(predicted != theirs_class(alpha=alpha).fit(X_fit, y_fit).predict(X_test))
-                print(f"  {ours_class.__name__:<14} alpha={alpha:<4} accuracy "
-                      f"{accuracy_score(test_labels, predicted):.4f}   macro-F1 "
-                      f"{f1_score(test_labels, predicted, average='macro'):.4f}   "
-                      f"predictions unlike scikit-learn's: {differ}")
+                print(
+                    f"  {ours_class.__name__:<14} alpha={alpha:<4} accuracy "
+                    f"{accuracy_score(test_labels, predicted):.4f}   macro-F1 "
+                    f"{f1_score(test_labels, predicted, average='macro'):.4f}   "
+                    f"predictions unlike scikit-learn's: {differ}"
+                )
     size = f"n={X.shape[0]:,} d={X.shape[1]:,} nnz={X.nnz:,}"
     repeat = 3 if quick else 5
     ours, theirs = ComplementNB().fit(X, train_labels), reference.ComplementNB().fit(X, train_labels)
-    report(f"ComplementNB fit ({size})", lambda: ComplementNB().fit(X, train_labels),
-           lambda: reference.ComplementNB().fit(X, train_labels), repeat)
-    report(f"ComplementNB predict_proba (test, nnz={X_test.nnz:,})", lambda: ours.predict_proba(X_test),
-           lambda: theirs.predict_proba(X_test), repeat)
+    report(
+        f"ComplementNB fit ({size})",
+        lambda: ComplementNB().fit(X, train_labels),
+        lambda: reference.ComplementNB().fit(X, train_labels),
+        repeat,
+    )
+    report(
+        f"ComplementNB predict_proba (test, nnz={X_test.nnz:,})",
+        lambda: ours.predict_proba(X_test),
+        lambda: theirs.predict_proba(X_test),
+        repeat,
+    )
 
 
 if __name__ == "__main__":

@@ -16,14 +16,14 @@
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
-
-from sklearn.feature_extraction.text import CountVectorizer
-from sklearn.naive_bayes import MultinomialNB as SklearnMultinomialNB
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.mixture import GaussianMixture as SklearnGaussianMixture
+from sklearn.naive_bayes import MultinomialNB as SklearnMultinomialNB
 
 from lecturekit.datasets import load_20newsgroups
 from lecturekit.mixture import GaussianMixture, SemiSupervisedNB
@@ -51,12 +51,14 @@ def main(quick: bool = False) -> None:
             warnings.simplefilter("ignore", ConvergenceWarning)
             ours = GaussianMixture(k, covariance_type=covariance_type, max_iter=1, random_state=0).fit(X)
             theirs = SklearnGaussianMixture(k, covariance_type=covariance_type, max_iter=1, random_state=0).fit(X)
-        report(f"GMM one EM iteration ({size} {covariance_type})", lambda: step(ours), lambda: step(theirs))
+        report(f"GMM one EM iteration ({size} {covariance_type})", partial(step, ours), partial(step, theirs))
     # fit_predict: the whole fit and its final E-step.
-    report(f"GMM fit_predict from k-means ({size} full)",
-           lambda: GaussianMixture(k, random_state=0).fit_predict(X),
-           lambda: SklearnGaussianMixture(k, random_state=0).fit_predict(X),
-           repeat=3)
+    report(
+        f"GMM fit_predict from k-means ({size} full)",
+        lambda: GaussianMixture(k, random_state=0).fit_predict(X),
+        lambda: SklearnGaussianMixture(k, random_state=0).fit_predict(X),
+        repeat=3,
+    )
     semi_supervised(quick)
 
 
@@ -84,8 +86,9 @@ def semi_supervised(quick: bool) -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        report(f"SemiSupervisedNB 10 EM its (20NG, {len(labeled)} + {n_unlabeled:,} unl.)",
-               ours, hard_label_em, repeat=3)
+        report(
+            f"SemiSupervisedNB 10 EM its (20NG, {len(labeled)} + {n_unlabeled:,} unl.)", ours, hard_label_em, repeat=3
+        )
 
 
 if __name__ == "__main__":

@@ -22,8 +22,9 @@ def main(quick: bool = False) -> None:
 
     def ours():
         prior = mle(count_values(y, classes)[1])
-        tables = [conditional_probabilities(X[:, j], y, k=1.0, x_categories=values, y_categories=classes)[2]
-                  for j in range(d)]
+        tables = [
+            conditional_probabilities(X[:, j], y, k=1.0, x_categories=values, y_categories=classes)[2] for j in range(d)
+        ]
         return prior, tables
 
     def theirs():

@@ -26,13 +26,15 @@ def main(quick: bool = False) -> None:
     size = f"n={n:,} d={d} classes=2"
 
     lda, ours = LinearDiscriminantAnalysis(solver="lsqr").fit(X, y), GDA().fit(X, y)
-    report(f"LDA fit ({size})", lambda: GDA().fit(X, y),
-           lambda: LinearDiscriminantAnalysis(solver="lsqr").fit(X, y))
+    report(f"LDA fit ({size})", lambda: GDA().fit(X, y), lambda: LinearDiscriminantAnalysis(solver="lsqr").fit(X, y))
     report(f"LDA predict_proba ({size})", lambda: ours.predict_proba(X), lambda: lda.predict_proba(X))
 
     qda, ours_q = QuadraticDiscriminantAnalysis().fit(X, y), GDA(shared_covariance=False).fit(X, y)
-    report(f"QDA fit ({size})", lambda: GDA(shared_covariance=False).fit(X, y),
-           lambda: QuadraticDiscriminantAnalysis().fit(X, y))
+    report(
+        f"QDA fit ({size})",
+        lambda: GDA(shared_covariance=False).fit(X, y),
+        lambda: QuadraticDiscriminantAnalysis().fit(X, y),
+    )
     report(f"QDA predict_proba ({size})", lambda: ours_q.predict_proba(X), lambda: qda.predict_proba(X))
 
 

@@ -47,28 +47,36 @@ def main(quick: bool = False) -> None:
     start = [getattr(tagger, name).copy() for name in PARAMETERS]
 
     def with_start(model):
-        for name, value in zip(PARAMETERS, start):
+        for name, value in zip(PARAMETERS, start, strict=True):
             setattr(model, name, value.copy())
         return model
 
     ours = with_start(CategoricalHMM(k, n_features=n_features))
     theirs = with_start(ReferenceHMM(k, n_features=n_features))
-    size = (f"Brown, {len(lengths):,} sentences, {X.shape[0]:,} words, K={k}, "
-            f"V={n_features:,}")
+    size = f"Brown, {len(lengths):,} sentences, {X.shape[0]:,} words, K={k}, V={n_features:,}"
     print(f"CategoricalHMM on {size}:")
-    report("HMM Viterbi (decode)", lambda: ours.decode(X, lengths),
-           lambda: theirs.decode(X, lengths), against="hmmlearn")
-    report("HMM log-likelihood (score, forward)", lambda: ours.score(X, lengths),
-           lambda: theirs.score(X, lengths), against="hmmlearn")
-    report("HMM posteriors (score_samples, forward-backward)",
-           lambda: ours.score_samples(X, lengths), lambda: theirs.score_samples(X, lengths),
-           against="hmmlearn")
-    report("HMM one Baum-Welch iteration (fit, n_iter=1)",
-           lambda: with_start(CategoricalHMM(k, n_features=n_features, n_iter=1,
-                                             init_params="")).fit(X, lengths),
-           lambda: with_start(ReferenceHMM(k, n_features=n_features, n_iter=1,
-                                           init_params="")).fit(X, lengths),
-           repeat=3, against="hmmlearn")
+    report(
+        "HMM Viterbi (decode)", lambda: ours.decode(X, lengths), lambda: theirs.decode(X, lengths), against="hmmlearn"
+    )
+    report(
+        "HMM log-likelihood (score, forward)",
+        lambda: ours.score(X, lengths),
+        lambda: theirs.score(X, lengths),
+        against="hmmlearn",
+    )
+    report(
+        "HMM posteriors (score_samples, forward-backward)",
+        lambda: ours.score_samples(X, lengths),
+        lambda: theirs.score_samples(X, lengths),
+        against="hmmlearn",
+    )
+    report(
+        "HMM one Baum-Welch iteration (fit, n_iter=1)",
+        lambda: with_start(CategoricalHMM(k, n_features=n_features, n_iter=1, init_params="")).fit(X, lengths),
+        lambda: with_start(ReferenceHMM(k, n_features=n_features, n_iter=1, init_params="")).fit(X, lengths),
+        repeat=3,
+        against="hmmlearn",
+    )
 
 
 if __name__ == "__main__":

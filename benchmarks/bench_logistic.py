@@ -26,6 +26,7 @@ def main(quick: bool = False) -> None:
         return LogisticRegression(C=C, tol=tol).fit(X, y)
 
     for solver in ("lbfgs", "newton-cholesky"):
+
         def theirs(solver=solver):
             return SklearnLogisticRegression(C=C, tol=tol, solver=solver, max_iter=10_000).fit(X, y)
 

@@ -16,7 +16,8 @@ Newsgroups lines end with the peak memory (tracemalloc) of one fit and one predi
 from __future__ import annotations
 
 import tracemalloc
-from typing import Callable
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,8 +39,9 @@ def peak_mib(function: Callable[[], object]) -> float:
         tracemalloc.stop()
 
 
-def zipf_documents(n: int = 20_000, n_words: int = 100_000, n_classes: int = 20, length: int = 150,
-                   seed: int = 0) -> tuple[sp.csr_matrix, np.ndarray]:
+def zipf_documents(
+    n: int = 20_000, n_words: int = 100_000, n_classes: int = 20, length: int = 150, seed: int = 0
+) -> tuple[sp.csr_matrix, np.ndarray]:
     """Word counts (CSR, int64) of ``n`` documents of ``length`` tokens over a Zipf vocabulary.
 
     Word ranks have probability proportional to 1 / rank^1.05; a third of each document's tokens
@@ -52,31 +54,35 @@ def zipf_documents(n: int = 20_000, n_words: int = 100_000, n_classes: int = 20,
     own = rng.random((n, length)) < 1 / 3
     orderings = np.stack([rng.permutation(n_words) for _ in range(n_classes)])
     words[own] = orderings[np.broadcast_to(y[:, None], (n, length))[own], words[own]]
-    X = sp.csr_matrix((np.ones(n * length, np.int64), (np.repeat(np.arange(n), length), words.ravel())),
-                      shape=(n, n_words))
+    X = sp.csr_matrix(
+        (np.ones(n * length, np.int64), (np.repeat(np.arange(n), length), words.ravel())), shape=(n, n_words)
+    )
     X.sum_duplicates()
     return X, y
+
+
+def fit_new(model_class, X, labels):
+    """A new ``model_class()`` fitted to ``X``, ``labels``."""
+    return model_class().fit(X, labels)
 
 
 def compare(X, labels, repeat: int, memory: bool) -> None:
     """fit and predict_proba of both models against scikit-learn's, on the same data."""
     size = f"n={X.shape[0]:,} d={X.shape[1]:,} nnz={X.nnz:,}"
-    for ours_class, theirs_class in ((MultinomialNB, reference.MultinomialNB),
-                                     (BernoulliNB, reference.BernoulliNB)):
+    for ours_class, theirs_class in ((MultinomialNB, reference.MultinomialNB), (BernoulliNB, reference.BernoulliNB)):
         name = ours_class.__name__
         ours, theirs = ours_class().fit(X, labels), theirs_class().fit(X, labels)
-        report(f"{name} fit ({size})", lambda: ours_class().fit(X, labels),
-               lambda: theirs_class().fit(X, labels), repeat)
-        report(f"{name} predict_proba ({size})", lambda: ours.predict_proba(X),
-               lambda: theirs.predict_proba(X), repeat)
+        # Each call bound to this iteration's classes and models now (a lambda would read them when called).
+        fits = partial(fit_new, ours_class, X, labels), partial(fit_new, theirs_class, X, labels)
+        predictions = partial(ours.predict_proba, X), partial(theirs.predict_proba, X)
+        report(f"{name} fit ({size})", *fits, repeat)
+        report(f"{name} predict_proba ({size})", *predictions, repeat)
         if not memory:
             continue
-        for what, mine, other in (("fit", lambda: ours_class().fit(X, labels),
-                                   lambda: theirs_class().fit(X, labels)),
-                                  ("predict_proba", lambda: ours.predict_proba(X),
-                                   lambda: theirs.predict_proba(X))):
-            print(f"{name} {what} peak memory: ours {peak_mib(mine):7.1f} MiB   "
-                  f"scikit-learn {peak_mib(other):7.1f} MiB")
+        for what, (mine, other) in (("fit", fits), ("predict_proba", predictions)):
+            print(
+                f"{name} {what} peak memory: ours {peak_mib(mine):7.1f} MiB   scikit-learn {peak_mib(other):7.1f} MiB"
+            )
 
 
 def main(quick: bool = False) -> None:

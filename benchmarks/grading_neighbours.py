@@ -30,14 +30,16 @@ from coursekit.grading.gradebook import grade
 from coursekit.repository import MASTERS
 
 BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
-SPIN = ("import os, time\n"
-        "for _ in range(100):\n"
-        "    if os.fork() == 0:\n"
-        "        os.setsid()\n"
-        "        while True:\n"
-        "            pass\n"
-        "time.sleep({seconds})\n"
-        "q6 = {{'z'}}\n")
+SPIN = (
+    "import os, time\n"
+    "for _ in range(100):\n"
+    "    if os.fork() == 0:\n"
+    "        os.setsid()\n"
+    "        while True:\n"
+    "            pass\n"
+    "time.sleep({seconds})\n"
+    "q6 = {{'z'}}\n"
+)
 
 
 def batch(folder: Path, student, solutions: dict[int, str], count: int, spinners: int, seconds: float) -> Path:
@@ -50,8 +52,9 @@ def batch(folder: Path, student, solutions: dict[int, str], count: int, spinners
     for index in range(spinners):
         name = f"{index:03d}-hostile"  # beside the first honest ones, on another grading thread
         (folder / name).mkdir()
-        nbformat.write(exercises.grading_copy(student, {5: SPIN.format(seconds=seconds)}),
-                       folder / name / f"{BAYES}.ipynb")
+        nbformat.write(
+            exercises.grading_copy(student, {5: SPIN.format(seconds=seconds)}), folder / name / f"{BAYES}.ipynb"
+        )
     return folder
 
 
@@ -77,19 +80,28 @@ def main() -> None:
             assign_one(MASTERS / f"{BAYES}.ipynb", scratch / "dist", run_tests=False)
             autograders = scratch / "dist" / "autograder"
         student = nbformat.read(autograders.parent / "student" / f"{BAYES}.ipynb", as_version=4)
-        solutions = dict(enumerate(q.solution for q in exercises.questions(
-            nbformat.read(MASTERS / f"{BAYES}.ipynb", as_version=4))))
+        solutions = dict(
+            enumerate(q.solution for q in exercises.questions(nbformat.read(MASTERS / f"{BAYES}.ipynb", as_version=4)))
+        )
         hold = args.seconds - 2  # the spinners' cell ends before its limit: they spin for the checks too
         results = {}
         for bounded in (True, False):
             label = "bounded" if bounded else "unbounded"
             for spinners in (0, args.jobs - 1):
                 folder = batch(scratch / f"{label}-{spinners}", student, solutions, args.count, spinners, hold)
-                rows = grade(folder, folder / "scores.csv", autograders, jobs=args.jobs,
-                             cell_seconds=args.seconds, unbounded=not bounded)
+                rows = grade(
+                    folder,
+                    folder / "scores.csv",
+                    autograders,
+                    jobs=args.jobs,
+                    cell_seconds=args.seconds,
+                    unbounded=not bounded,
+                )
                 results[label, spinners] = honest_seconds(rows)
-    print(f"{args.count} honest submissions of 1.1, {args.jobs} at a time; beside: {args.jobs - 1} sandboxes of "
-          f"100 spinning processes for {hold:g} s")
+    print(
+        f"{args.count} honest submissions of 1.1, {args.jobs} at a time; beside: {args.jobs - 1} sandboxes of "
+        f"100 spinning processes for {hold:g} s"
+    )
     for label in ("bounded", "unbounded"):
         alone, beside = results[label, 0], results[label, args.jobs - 1]
         print(f"{label:>9}: {alone:6.1f} s alone, {beside:6.1f} s beside the spinners, ratio {beside / alone:.2f}")

@@ -28,16 +28,18 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import grading_throughput  # noqa: E402
-from coursekit import skipping  # noqa: E402
-from coursekit.grading import fanout, grader, sandbox, submission, zygote  # noqa: E402
-from coursekit.build.assign import assign_one  # noqa: E402
-from coursekit.notebooks import master_notebooks  # noqa: E402
-from coursekit.repository import ROOT  # noqa: E402
+import grading_throughput
+from coursekit import skipping
+from coursekit.build.assign import assign_one
+from coursekit.grading import fanout, grader, sandbox, submission, zygote
+from coursekit.notebooks import master_notebooks
+from coursekit.repository import ROOT
 
-IMPORTS = ("import time; start = time.monotonic(); import coursekit.grading.grader as g; "
-           "[__import__(m) for m in g._PRELOAD]; import otter.test_files.exception_test; "
-           "print(time.monotonic() - start)")
+IMPORTS = (
+    "import time; start = time.monotonic(); import coursekit.grading.grader as g; "
+    "[__import__(m) for m in g._PRELOAD]; import otter.test_files.exception_test; "
+    "print(time.monotonic() - start)"
+)
 
 
 class Profile:

@@ -37,8 +37,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit import exercises
-from coursekit import skipping
+from coursekit import exercises, skipping
 from coursekit.build.assign import assign_one
 from coursekit.grading.gradebook import grade
 from coursekit.notebooks import master_notebooks
@@ -52,13 +51,13 @@ def honest_submission(master: Path, student: nbformat.NotebookNode) -> nbformat.
     """The whole student notebook with the master's solution in every answer cell."""
     solutions = [q.solution for q in exercises.questions(nbformat.read(master, as_version=4))]
     if len(exercises.answer_cells(student)) != len(solutions):
-        raise SystemExit(f"{master.name}: {len(solutions)} questions but {len(exercises.answer_cells(student))} "
-                         "answer cells")
+        raise SystemExit(
+            f"{master.name}: {len(solutions)} questions but {len(exercises.answer_cells(student))} answer cells"
+        )
     return exercises.whole_copy(student, dict(enumerate(solutions)))
 
 
-def throughput(master: Path, count: int, autograders: Path, student_dir: Path, folder: Path,
-               jobs: int) -> float:
+def throughput(master: Path, count: int, autograders: Path, student_dir: Path, folder: Path, jobs: int) -> float:
     """Grade ``count`` honest copies of ``master`` in one batch; the seconds it took.
 
     Parameters
@@ -90,8 +89,11 @@ def throughput(master: Path, count: int, autograders: Path, student_dir: Path, f
     short = [r for r in rows if r.get("error") or float(r["total"]) != float(r.get("possible", -1))]
     if short:
         raise SystemExit(f"{master.stem[:5]}: {len(short)} honest submissions did not score full marks: {short[0]}")
-    print(f"{master.stem[:5]}: {count} submissions, {jobs} at a time, in {seconds:.1f} s: "
-          f"{60 * count / seconds:.1f} submissions per minute ({seconds * jobs / count:.1f} s each)", flush=True)
+    print(
+        f"{master.stem[:5]}: {count} submissions, {jobs} at a time, in {seconds:.1f} s: "
+        f"{60 * count / seconds:.1f} submissions per minute ({seconds * jobs / count:.1f} s each)",
+        flush=True,
+    )
     return seconds
 
 
@@ -103,9 +105,22 @@ def before(revision: str, number: str, count: int, jobs: int, tmp: Path) -> floa
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
     # Its lecturekit first on the path (the script's folder is benchmarks/, not the tree's root).
-    done = subprocess.run([sys.executable, str(tree / "benchmarks" / "grading_throughput.py"), "--notebooks", number,
-                           "--count", str(count), "--jobs", str(jobs)], cwd=tree, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(tree)})
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(tree / "benchmarks" / "grading_throughput.py"),
+            "--notebooks",
+            number,
+            "--count",
+            str(count),
+            "--jobs",
+            str(jobs),
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+    )
     found = re.search(rf"^{re.escape(number)}: {count} submissions, .* in ([\d.]+) s", done.stdout, re.M)
     if done.returncode or not found:
         raise SystemExit(f"the benchmark at {revision} failed: {(done.stderr or done.stdout).strip()[-500:]}")
@@ -115,26 +130,41 @@ def before(revision: str, number: str, count: int, jobs: int, tmp: Path) -> floa
 
 def table(results: list[tuple[str, str, int, float]], jobs: int) -> str:
     """A Markdown table: assignment, submissions, wall time, per submission, a class of :data:`CLASS`."""
-    lines = [f"| assignment | grader | submissions | wall time | per submission ({jobs} at a time) | "
-             f"submissions per minute | a class of {CLASS} |", "|---|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| assignment | grader | submissions | wall time | per submission ({jobs} at a time) | "
+        f"submissions per minute | a class of {CLASS} |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for number, which, count, seconds in results:
-        lines.append(f"| {number} | {which} | {count} | {seconds:.1f} s | {seconds * jobs / count:.1f} s | "
-                     f"{60 * count / seconds:.1f} | {CLASS * seconds / count / 60:.1f} min |")
+        lines.append(
+            f"| {number} | {which} | {count} | {seconds:.1f} s | {seconds * jobs / count:.1f} s | "
+            f"{60 * count / seconds:.1f} | {CLASS * seconds / count / 60:.1f} min |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--notebooks", nargs="+", default=list(DEFAULT_COUNTS),
-                        help="masters by number, e.g. 01.01 05.03")
+    parser.add_argument(
+        "--notebooks", nargs="+", default=list(DEFAULT_COUNTS), help="masters by number, e.g. 01.01 05.03"
+    )
     parser.add_argument("--count", type=int, default=None, help="copies per notebook (default 20)")
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--autograders", type=Path, default=None,
-                        help="folder of autograder zips (default: generate them); student notebooks beside it")
-    parser.add_argument("--before", default=None, metavar="REVISION",
-                        help="also grade each batch with the course at this commit, and compare")
-    parser.add_argument("--every-cell", action="store_true",
-                        help="also grade each batch with no lecture cell skipped, and compare")
+    parser.add_argument(
+        "--autograders",
+        type=Path,
+        default=None,
+        help="folder of autograder zips (default: generate them); student notebooks beside it",
+    )
+    parser.add_argument(
+        "--before",
+        default=None,
+        metavar="REVISION",
+        help="also grade each batch with the course at this commit, and compare",
+    )
+    parser.add_argument(
+        "--every-cell", action="store_true", help="also grade each batch with no lecture cell skipped, and compare"
+    )
     args = parser.parse_args(argv)
     masters = {m.stem[:5]: m for m in master_notebooks()}
     results = []
@@ -152,13 +182,27 @@ def main(argv: list[str] | None = None) -> None:
             if args.before:
                 results.append((number, f"at {args.before}", count, before(args.before, number, count, args.jobs, tmp)))
             if every is not None:
-                results.append((number, "every cell run", count, throughput(
-                    masters[number], count, every, student_dir, tmp / "every-cell-submissions" / number, args.jobs)))
-            seconds = throughput(masters[number], count, autograders, student_dir, tmp / "submissions" / number,
-                                 args.jobs)
+                results.append(
+                    (
+                        number,
+                        "every cell run",
+                        count,
+                        throughput(
+                            masters[number],
+                            count,
+                            every,
+                            student_dir,
+                            tmp / "every-cell-submissions" / number,
+                            args.jobs,
+                        ),
+                    )
+                )
+            seconds = throughput(
+                masters[number], count, autograders, student_dir, tmp / "submissions" / number, args.jobs
+            )
             results.append((number, "marked cells skipped", count, seconds))
     print(table(results, args.jobs))
-    for number, which, count, seconds in results:
+    for number, which, _, seconds in results:
         if which != "marked cells skipped":
             after = next(t for n, w, _, t in results if n == number and w == "marked cells skipped")
             print(f"{number}: {seconds / after:.1f} times as many submissions per minute as {which}")

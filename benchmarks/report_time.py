@@ -52,20 +52,25 @@ def main() -> None:
         pool = {q: simulated_class.wrong_indices(entries) for q, entries in catalogue.items()}
         named = {q: {i for i in pool[q] if catalogue[q][i].get("feedback")} for q in catalogue}
         truth = simulated_class.simulate(pool, named, students=args.students)
-        write_scores(simulated_class.compose(truth, simulated_class.synthetic_outcomes(catalogue, possible), STEM),
-                     folder / "scores.csv")
+        write_scores(
+            simulated_class.compose(truth, simulated_class.synthetic_outcomes(catalogue, possible), STEM),
+            folder / "scores.csv",
+        )
         command = [sys.executable, "-m", "coursekit", "report", str(folder), "--autograders", str(dist / "autograder")]
         times = []
         for run in range(args.runs):
             start = time.perf_counter()
-            subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL,
-                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+            subprocess.run(
+                command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)}
+            )
             times.append(time.perf_counter() - start)
             print(f"run {run + 1}: {times[-1]:.2f} s")
         size = (folder / "report.html").stat().st_size
         load = os.getloadavg()[0]
-        print(f"make report on {args.students} submissions: best {min(times):.2f} s of {args.runs} runs "
-              f"(page {size / 1e3:.0f} kB; load average {load:.1f} on {os.cpu_count()} cores)")
+        print(
+            f"make report on {args.students} submissions: best {min(times):.2f} s of {args.runs} runs "
+            f"(page {size / 1e3:.0f} kB; load average {load:.1f} on {os.cpu_count()} cores)"
+        )
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def best_time(function: Callable[[], object], repeat: int = 5) -> float:
@@ -16,8 +16,13 @@ def best_time(function: Callable[[], object], repeat: int = 5) -> float:
     return min(times)
 
 
-def report(name: str, ours: Callable[[], object], reference: Callable[[], object], repeat: int = 5,
-           against: str = "scikit-learn") -> float:
+def report(
+    name: str,
+    ours: Callable[[], object],
+    reference: Callable[[], object],
+    repeat: int = 5,
+    against: str = "scikit-learn",
+) -> float:
     """Time both, alternating warm-up, and print one line with the ratio (``against`` names the reference)."""
     ours(), reference()  # warm up caches and lazy imports
     t_ours, t_ref = best_time(ours, repeat), best_time(reference, repeat)

@@ -35,8 +35,10 @@ from coursekit.symbolic import SymbolicAnswerError, evaluate, parse, to_data
 __all__ = ["NO_PROBLEM", "CheckResult", "Notebook", "as_graded"]
 
 # What a check says when every public test passed: true of every question, whatever its tests check.
-NO_PROBLEM = ("{name}: the public tests found no problem. They check the answer's form and rule out known "
-              "mistakes; they do not show that it is right: the hidden tests decide the grade.")
+NO_PROBLEM = (
+    "{name}: the public tests found no problem. They check the answer's form and rule out known "
+    "mistakes; they do not show that it is right: the hidden tests decide the grade."
+)
 MAX_DEPTH = 32  # of nested lists and tuples, as the grader's plain data goes
 # plain_data's placeholder for SymPy text that parse refused, as a check in the grader receives it
 _REFUSED = re.compile(r"SymPy expression that the grader does not accept \((?P<reason>.*)\)", re.S)
@@ -95,14 +97,17 @@ def as_graded(answer: Any, points: Iterable[Mapping[str, Any]], *, name: str) ->
     for label, expression in _expressions(graded, name):
         extra = sorted({s.name for s in expression.free_symbols} - defined)
         if extra:
-            raise AssertionError(f"{label} uses {', '.join(extra)}, which the question does not define "
-                                 f"(its symbols: {', '.join(sorted(defined))})")
+            raise AssertionError(
+                f"{label} uses {', '.join(extra)}, which the question does not define "
+                f"(its symbols: {', '.join(sorted(defined))})"
+            )
         used = {s.name for s in expression.free_symbols}
         for point in points:
             if evaluate(expression, point) is None:
                 where = ", ".join(f"{k} = {v}" for k, v in point.items() if k in used) or "every point"
-                raise AssertionError(f"the grader computes no value for {label} at {where}: "
-                                     "it is not a finite real number there")
+                raise AssertionError(
+                    f"the grader computes no value for {label} at {where}: it is not a finite real number there"
+                )
     return graded
 
 
@@ -195,13 +200,18 @@ class CheckResult:
             for name, message in self._messages():
                 report += f"<p><strong><code>{html.escape(name)}</code> message:</strong> {html.escape(message)}</p>"
         for name, value in self.read:
-            report += (f"<p>The grader reads <code>{html.escape(name)}</code> as "
-                       f"$\\displaystyle {html.escape(sympy.latex(value))}$</p>")
+            report += (
+                f"<p>The grader reads <code>{html.escape(name)}</code> as "
+                f"$\\displaystyle {html.escape(sympy.latex(value))}$</p>"
+            )
         return report
 
     def _messages(self) -> list[tuple[str, str]]:
-        return [(r.test_case.name, r.test_case.success_message) for r in self.result.test_case_results
-                if r.test_case.success_message is not None]
+        return [
+            (r.test_case.name, r.test_case.success_message)
+            for r in self.result.test_case_results
+            if r.test_case.success_message is not None
+        ]
 
 
 class Notebook(otter.Notebook):

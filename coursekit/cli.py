@@ -57,8 +57,10 @@ def check_exercises(argv: list[str], prog: str) -> None:
         differ = skipping.differences(masters, dist / "student", dist / "autograder", Path(tmp) / "whole")
     for row in rows:
         flag = "ok " if row["ok"] else "BAD"
-        print(f"{flag} {row['notebook'][:5]} {row['variant']:9} {row['question']:4} {row['score']:g}/"
-              f"{row['possible']:g} (wanted {row['wanted']}) {row['mistake']} {row['error']}")
+        print(
+            f"{flag} {row['notebook'][:5]} {row['variant']:9} {row['question']:4} {row['score']:g}/"
+            f"{row['possible']:g} (wanted {row['wanted']}) {row['mistake']} {row['error']}"
+        )
     print(exercises.table(masters))
     print("\n".join(f"BAD {line}" for line in differ) or "skipping the marked lecture cells changes no score")
     bad = [r for r in rows if not r["ok"]]
@@ -83,8 +85,7 @@ def exercise_rules(argv: list[str], prog: str) -> int:
     found += cues.problems(master_notebooks())
     print("\n".join(found) or "no rule broken")
     longest, singles = exercises.longest_share(master_notebooks())
-    print(f"course: the right option is the longest in {longest} of {singles} single-answer questions "
-          "(at most 1 in 4)")
+    print(f"course: the right option is the longest in {longest} of {singles} single-answer questions (at most 1 in 4)")
     measures = cues.summary(master_notebooks())
     print("course: true/false statements: " + ", ".join(f"{k} {v:.2f}" for k, v in measures.items()))
     return 1 if found or 4 * longest > singles else 0
@@ -107,8 +108,10 @@ def exercise_reach(argv: list[str], prog: str) -> int:
 def usage() -> str:
     width = max(map(len, COMMANDS))
     lines = [f"  {name:{width}}  {help}" for name, (_, help) in COMMANDS.items()]
-    return ("usage: python -m coursekit COMMAND [ARGS ...]  (python -m coursekit COMMAND --help)\n\ncommands:\n"
-            + "\n".join(lines))
+    return (
+        "usage: python -m coursekit COMMAND [ARGS ...]  (python -m coursekit COMMAND --help)\n\ncommands:\n"
+        + "\n".join(lines)
+    )
 
 
 def main(argv: list[str] | None = None) -> int | None:

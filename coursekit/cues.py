@@ -31,17 +31,65 @@ import nbformat
 
 from coursekit.exercises import Question, options, questions, single_answer, visible_length
 
-__all__ = ["ABSOLUTES", "HEDGES", "Statement", "longest_are_true", "marked_by_words", "problems", "singled_out",
-           "statements", "summary"]
+__all__ = [
+    "ABSOLUTES",
+    "HEDGES",
+    "Statement",
+    "longest_are_true",
+    "marked_by_words",
+    "problems",
+    "singled_out",
+    "statements",
+    "summary",
+]
 
 MAX_RATIO = 1.1
 MAX_LONGER_SHARE = 0.6
 MAX_WORD_GAP = 0.2
-HEDGES = ("can", "may", "might", "usually", "often", "typically", "generally", "tends", "tend", "need not",
-          "sometimes", "in general", "can be", "could", "at some cost", "a little", "partly", "somewhat",
-          "largely", "mostly")
-ABSOLUTES = ("always", "never", "only", "must", "every", "all", "none", "cannot", "any", "no", "completely", "entirely",
-             "guarantees", "guaranteed", "impossible", "whatever", "nothing", "alone", "hardly ever", "at all")
+HEDGES = (
+    "can",
+    "may",
+    "might",
+    "usually",
+    "often",
+    "typically",
+    "generally",
+    "tends",
+    "tend",
+    "need not",
+    "sometimes",
+    "in general",
+    "can be",
+    "could",
+    "at some cost",
+    "a little",
+    "partly",
+    "somewhat",
+    "largely",
+    "mostly",
+)
+ABSOLUTES = (
+    "always",
+    "never",
+    "only",
+    "must",
+    "every",
+    "all",
+    "none",
+    "cannot",
+    "any",
+    "no",
+    "completely",
+    "entirely",
+    "guarantees",
+    "guaranteed",
+    "impossible",
+    "whatever",
+    "nothing",
+    "alone",
+    "hardly ever",
+    "at all",
+)
 _ANSWER = re.compile(r"^\s*q\d+\s*=\s*(.+?)\s*(#.*)?$", re.M)
 
 
@@ -100,8 +148,7 @@ def word_gap(found: list[Statement], words: tuple[str, ...]) -> float:
     false = [s for s in found if not s.true]
     if not true or not false:
         return 0.0
-    return (sum(_has(s.text, words) for s in true) / len(true)
-            - sum(_has(s.text, words) for s in false) / len(false))
+    return sum(_has(s.text, words) for s in true) / len(true) - sum(_has(s.text, words) for s in false) / len(false)
 
 
 def marked_by_words(found: list[Statement]) -> list[str]:
@@ -109,8 +156,9 @@ def marked_by_words(found: list[Statement]) -> list[str]:
     use an absolute and all are false."""
     hedged = [s.true for s in found if _has(s.text, HEDGES)]
     absolute = [s.true for s in found if _has(s.text, ABSOLUTES)]
-    return ((["hedges"] if len(hedged) >= 2 and all(hedged) else [])
-            + (["absolutes"] if len(absolute) >= 2 and not any(absolute) else []))
+    return (["hedges"] if len(hedged) >= 2 and all(hedged) else []) + (
+        ["absolutes"] if len(absolute) >= 2 and not any(absolute) else []
+    )
 
 
 def singled_out(question: Question) -> list[str]:
@@ -121,8 +169,7 @@ def singled_out(question: Question) -> list[str]:
         return []
     hedged = {k for k, t in texts.items() if _has(t, HEDGES)}
     plain = {k for k, t in texts.items() if not _has(t, ABSOLUTES)}
-    return ((["the only hedged"] if hedged == {right} else [])
-            + (["the only unqualified"] if plain == {right} else []))
+    return (["the only hedged"] if hedged == {right} else []) + (["the only unqualified"] if plain == {right} else [])
 
 
 def course_statements(masters: list[Path]) -> dict[str, list[Statement]]:
@@ -141,32 +188,50 @@ def summary(masters: list[Path]) -> dict[str, float]:
     found = course_statements(masters)
     ratios = [r for r in map(ratio, found.values()) if r is not None]
     every = [s for listed in found.values() for s in listed]
-    return {"questions": len(found), "mean_ratio": sum(ratios) / max(1, len(ratios)),
-            "longer_share": sum(r > 1 for r in ratios) / max(1, len(ratios)),
-            "hedge_gap": word_gap(every, HEDGES), "absolute_gap": word_gap(every, ABSOLUTES)}
+    return {
+        "questions": len(found),
+        "mean_ratio": sum(ratios) / max(1, len(ratios)),
+        "longer_share": sum(r > 1 for r in ratios) / max(1, len(ratios)),
+        "hedge_gap": word_gap(every, HEDGES),
+        "absolute_gap": word_gap(every, ABSOLUTES),
+    }
 
 
 def problems(masters: list[Path]) -> list[str]:
     """What the true/false questions of ``masters`` break of the rules in the module docstring."""
-    found = [f"{where}: the true statements are exactly the {sum(s.true for s in listed)} longest"
-             for where, listed in course_statements(masters).items() if longest_are_true(listed)]
-    found += [f"{where}: {kind} mark the {'true' if kind == 'hedges' else 'false'} statements (every one that "
-              f"uses them is {'true' if kind == 'hedges' else 'false'})"
-              for where, listed in course_statements(masters).items() for kind in marked_by_words(listed)]
+    found = [
+        f"{where}: the true statements are exactly the {sum(s.true for s in listed)} longest"
+        for where, listed in course_statements(masters).items()
+        if longest_are_true(listed)
+    ]
+    found += [
+        f"{where}: {kind} mark the {'true' if kind == 'hedges' else 'false'} statements (every one that "
+        f"uses them is {'true' if kind == 'hedges' else 'false'})"
+        for where, listed in course_statements(masters).items()
+        for kind in marked_by_words(listed)
+    ]
     for master in masters:
         for q in questions(nbformat.read(master, as_version=4)):
-            found += [f"{master.stem[:5]} {q.name}: the right option is {how} option (hedges and absolutes give "
-                      "it away)" for how in singled_out(q)]
+            found += [
+                f"{master.stem[:5]} {q.name}: the right option is {how} option (hedges and absolutes give it away)"
+                for how in singled_out(q)
+            ]
     measures = summary(masters)
     if measures["mean_ratio"] > MAX_RATIO:
-        found.append(f"course: true statements are {measures['mean_ratio']:.2f} times as long as false ones "
-                     f"on average (at most {MAX_RATIO})")
+        found.append(
+            f"course: true statements are {measures['mean_ratio']:.2f} times as long as false ones "
+            f"on average (at most {MAX_RATIO})"
+        )
     if measures["longer_share"] > MAX_LONGER_SHARE:
-        found.append(f"course: true statements are longer in {measures['longer_share']:.0%} of the questions "
-                     f"(at most {MAX_LONGER_SHARE:.0%})")
+        found.append(
+            f"course: true statements are longer in {measures['longer_share']:.0%} of the questions "
+            f"(at most {MAX_LONGER_SHARE:.0%})"
+        )
     for kind, key in (("hedges", "hedge_gap"), ("absolutes", "absolute_gap")):
         if abs(measures[key]) > MAX_WORD_GAP:
             side = "true" if measures[key] > 0 else "false"
-            found.append(f"course: {kind} mark the {side} statements (shares differ by {abs(measures[key]):.2f}; "
-                         f"at most {MAX_WORD_GAP})")
+            found.append(
+                f"course: {kind} mark the {side} statements (shares differ by {abs(measures[key]):.2f}; "
+                f"at most {MAX_WORD_GAP})"
+            )
     return found

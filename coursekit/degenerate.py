@@ -151,7 +151,7 @@ def degenerate_forms(value: Any) -> dict[str, Any]:
             for label, make in FORMS.items():
                 changed = make(element)
                 if changed is not None:
-                    candidates.append((f"element {i + 1} as {label}", (*value[:i], changed, *value[i + 1:])))
+                    candidates.append((f"element {i + 1} as {label}", (*value[:i], changed, *value[i + 1 :])))
     for label, changed in candidates:
         if changed is None or _signature(changed) in seen:
             continue
@@ -184,8 +184,9 @@ def otter_test_file(question: Question) -> str:
             raise ValueError(f"{question.name}: a test cell holds one function definition and a call to it")
         cases.append(TestCase("", ast.unparse(tree.body[0]), hidden, None, None, None))
     points = [int(p) if float(p).is_integer() else p for p in question.test_points] or question.points
-    return EXCEPTION_BASED_TEST_FILE_TEMPLATE.render(name=question.name, points=points, all_or_nothing=False,
-                                                     test_cases=cases, OK_FORMAT_VARNAME=OK_FORMAT_VARNAME)
+    return EXCEPTION_BASED_TEST_FILE_TEMPLATE.render(
+        name=question.name, points=points, all_or_nothing=False, test_cases=cases, OK_FORMAT_VARNAME=OK_FORMAT_VARNAME
+    )
 
 
 def solution_namespace(master: Path) -> dict[str, Any]:
@@ -226,7 +227,7 @@ def _wrong_element(label: str) -> Callable[[Any], Any] | None:
 
     def change(value):
         wrong = _wrong(value[i]) if isinstance(value, tuple) and i < len(value) else None
-        return None if wrong is None else (*value[:i], wrong, *value[i + 1:])
+        return None if wrong is None else (*value[:i], wrong, *value[i + 1 :])
 
     return change
 
@@ -296,8 +297,10 @@ def sweep_question(notebook: str, question: Question, namespace: dict[str, Any])
     functions = {n: _Function(namespace[n]) for n in names if callable(namespace.get(n))}
 
     def answers(**changed) -> dict[str, Any]:  # every answer as the grader hands it over, some changed
-        return {n: changed[n] if n in changed else functions[n].returning() if n in functions
-                else _plain(namespace.get(n)) for n in names}
+        return {
+            n: changed[n] if n in changed else functions[n].returning() if n in functions else _plain(namespace.get(n))
+            for n in names
+        }
 
     def changed(name: str, change: Callable[[Any], Any]) -> Any:
         return functions[name].returning(change) if name in functions else _plain(change(_plain(namespace.get(name))))

@@ -101,10 +101,17 @@ def questions(nb: nbformat.NotebookNode) -> list[Question]:
             config = yaml.safe_load(block.split("\n", 1)[1]) or {}
             points = config.get("points", 1)
             total = sum(points) if isinstance(points, list) else points
-            current = Question(config["name"], config.get("kind"), float(total), "", [],
-                               test_points=[float(p) for p in points] if isinstance(points, list) else [],
-                               forbids=list(config.get("forbids") or []), answer=config.get("answer"),
-                               reaches=dict(config.get("reaches") or {}))
+            current = Question(
+                config["name"],
+                config.get("kind"),
+                float(total),
+                "",
+                [],
+                test_points=[float(p) for p in points] if isinstance(points, list) else [],
+                forbids=list(config.get("forbids") or []),
+                answer=config.get("answer"),
+                reaches=dict(config.get("reaches") or {}),
+            )
             found.append(current)
         elif block.startswith("# END QUESTION"):
             current = None
@@ -120,8 +127,11 @@ def questions(nb: nbformat.NotebookNode) -> list[Question]:
             current.prompt += cell.source + "\n"
         elif current is not None and cell.cell_type == "code":
             if in_solution:
-                lines = [line for line in cell.source.splitlines()
-                         if line.strip() not in ("# BEGIN SOLUTION", "# BEGIN SOLUTION NO PROMPT", "# END SOLUTION")]
+                lines = [
+                    line
+                    for line in cell.source.splitlines()
+                    if line.strip() not in ("# BEGIN SOLUTION", "# BEGIN SOLUTION NO PROMPT", "# END SOLUTION")
+                ]
                 current.solution = "\n".join(lines)
             elif in_tests:
                 current.tests.append(cell.source)
@@ -154,11 +164,15 @@ def wrong_answers(master: Path) -> dict[str, list[dict]]:
 # --------------------------------------------------------------------------- the rules of a fair grade
 
 _SINGLE_CHOICE = re.compile(r"^\s*(q\d+)\s*=\s*(['\"])([a-z])\2\s*(#.*)?$", re.M)
-_OPTION = re.compile(r"^[ \t]*(?:[-*][ \t]*)?\(([a-z])\)[ \t]*(.+?)(?=^[ \t]*(?:[-*][ \t]*)?\([a-z]\)|^[ \t]*$|\Z)",
-                     re.M | re.S)
+_OPTION = re.compile(
+    r"^[ \t]*(?:[-*][ \t]*)?\(([a-z])\)[ \t]*(.+?)(?=^[ \t]*(?:[-*][ \t]*)?\([a-z]\)|^[ \t]*$|\Z)", re.M | re.S
+)
 # A prompt that forbids a library ("not `lecturekit`", "without scikit-learn", "NumPy only").
-_BAN = re.compile(r"\bnot\s+(?:call\s+|use\s+|import\s+)?`?(lecturekit|scikit-learn|sklearn|scipy\.stats)|"
-                  r"\bwithout\s+`?(lecturekit|scikit-learn|sklearn|scipy\.stats)|NumPy only", re.I)
+_BAN = re.compile(
+    r"\bnot\s+(?:call\s+|use\s+|import\s+)?`?(lecturekit|scikit-learn|sklearn|scipy\.stats)|"
+    r"\bwithout\s+`?(lecturekit|scikit-learn|sklearn|scipy\.stats)|NumPy only",
+    re.I,
+)
 # What a prompt says when the grader enforces its ban (the words the check looks for).
 BAN_NOTICE = "cannot be imported"
 
@@ -167,7 +181,11 @@ def public_points(question: Question) -> float:
     """Points that the question's public checks give: any well-formed answer would earn them."""
     if len(question.test_points) != len(question.tests):
         return question.points  # unspecified: otter spreads the points over every test
-    return sum(p for p, t in zip(question.test_points, question.tests) if not t.lstrip().lower().startswith("# hidden"))
+    return sum(
+        p
+        for p, t in zip(question.test_points, question.tests, strict=True)
+        if not t.lstrip().lower().startswith("# hidden")
+    )
 
 
 def options(question: Question) -> dict[str, str]:
@@ -181,8 +199,9 @@ def single_answer(question: Question) -> str | None:
     return match.group(3) if match and len(options(question)) >= 3 else None
 
 
-_CHOICE = re.compile(r"^\s*q\d+\s*=\s*(['\"][a-z]['\"]|\{\s*['\"][a-z]['\"].*\}|\((?:\s*(?:True|False)\s*,?)+\))\s*(#.*)?$",
-                     re.M)
+_CHOICE = re.compile(
+    r"^\s*q\d+\s*=\s*(['\"][a-z]['\"]|\{\s*['\"][a-z]['\"].*\}|\((?:\s*(?:True|False)\s*,?)+\))\s*(#.*)?$", re.M
+)
 
 
 def is_choice(question: Question) -> bool:
@@ -207,8 +226,9 @@ def longest_is_right(question: Question) -> bool:
     if right is None:
         return False
     others = [t for k, t in texts.items() if k != right]
-    return (all(words(texts[right]) > words(t) for t in others)
-            or any(all(size(texts[right]) >= size(t) for t in others) for size in (len, visible_length)))
+    return all(words(texts[right]) > words(t) for t in others) or any(
+        all(size(texts[right]) >= size(t) for t in others) for size in (len, visible_length)
+    )
 
 
 def option_spread(question: Question) -> float:
@@ -219,17 +239,20 @@ def option_spread(question: Question) -> float:
 
 def bans(question: Question) -> list[str]:
     """The libraries a prompt forbids, as written."""
-    return sorted({next(g for g in m.groups() if g) if any(m.groups()) else "NumPy only"
-                   for m in _BAN.finditer(question.prompt)})
+    return sorted(
+        {next(g for g in m.groups() if g) if any(m.groups()) else "NumPy only" for m in _BAN.finditer(question.prompt)}
+    )
 
 
 MAX_OPTION_SPREAD = 1.5  # longest over shortest option, in words
 # A public check that compares a number or a formula with a known slip written out in its source
 # (`assert not equivalent(q1, N / m, ...)`, `assert q3 != 180`, `abs(q4 - 20 / 24) > 1e-3`) shows
 # the slip, from which the right answer often follows; it compares digests instead (coursekit.symbolic.digest).
-_SHOWN_SLIP = re.compile(r"assert\s+not\s+\(?\s*(?:equivalent|behaves_like|like|near|gives)\("
-                         r"|assert\s+abs\(\s*(?:float\(\s*)?q\d+\)?\s*-"
-                         r"|assert\s+(?:float\(\s*|int\(\s*)?q\d+\)?\s*!=\s*[-\d.(]")
+_SHOWN_SLIP = re.compile(
+    r"assert\s+not\s+\(?\s*(?:equivalent|behaves_like|like|near|gives)\("
+    r"|assert\s+abs\(\s*(?:float\(\s*)?q\d+\)?\s*-"
+    r"|assert\s+(?:float\(\s*|int\(\s*)?q\d+\)?\s*!=\s*[-\d.(]"
+)
 SYMBOLIC_CHECK = "equivalent("  # what a symbolic derive question's hidden test calls (coursekit.symbolic)
 
 
@@ -253,23 +276,29 @@ def violations(master: Path) -> list[str]:
         elif public_points(q):
             found.append(f"{where}: public checks give {public_points(q):g} points; they must give 0")
         if single_answer(q) and option_spread(q) > MAX_OPTION_SPREAD:
-            found.append(f"{where}: options differ in length by a factor {option_spread(q):.1f} "
-                         f"(at most {MAX_OPTION_SPREAD})")
+            found.append(
+                f"{where}: options differ in length by a factor {option_spread(q):.1f} (at most {MAX_OPTION_SPREAD})"
+            )
         entries = wrong.get(q.name, [])
         if q.kind == "derive":
             symbolic = q.answer == "symbolic" and any(SYMBOLIC_CHECK in t for t in q.hidden_tests)
             if not symbolic and not any(e.get("shortcut") for e in entries):
-                found.append(f"{where}: a derive question takes a symbolic answer (answer: symbolic, checked with "
-                             f"equivalent) or catalogues the shortcuts its checks defeat (shortcut: ...)")
+                found.append(
+                    f"{where}: a derive question takes a symbolic answer (answer: symbolic, checked with "
+                    f"equivalent) or catalogues the shortcuts its checks defeat (shortcut: ...)"
+                )
         stated = bans(q)
         if stated and not q.forbids:
             found.append(f"{where}: the prompt forbids {', '.join(stated)} but the question does not (forbids: [...])")
         if q.forbids and BAN_NOTICE not in q.prompt:
             found.append(f"{where}: forbids {q.forbids} but the prompt does not say they {BAN_NOTICE}")
         if (q.answer == "symbolic" or (q.kind == "conceptual" and not is_choice(q))) and any(
-                _SHOWN_SLIP.search(t) for t in q.public_tests):
-            found.append(f"{where}: a public check shows a known slip's value or formula; compare digests "
-                         f"(coursekit.symbolic.digest) so that reading the check does not give the answer away")
+            _SHOWN_SLIP.search(t) for t in q.public_tests
+        ):
+            found.append(
+                f"{where}: a public check shows a known slip's value or formula; compare digests "
+                f"(coursekit.symbolic.digest) so that reading the check does not give the answer away"
+            )
         for entry in entries:  # a choice's feedback would let a student eliminate options: none asked
             if "mistake" in entry and not entry.get("shortcut") and not entry.get("feedback") and not is_choice(q):
                 found.append(f"{where}: the wrong answer '{entry['mistake']}' has no feedback")
@@ -354,8 +383,9 @@ def sample(entries: list[dict]) -> list[dict]:
     return [e for e in entries if e is first_mistake or e is first_shortcut or e is first_correct]
 
 
-def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False, sampled: bool = False) -> tuple[
-        dict[str, nbformat.NotebookNode], list[Expectation]]:
+def variants(
+    master: Path, student: nbformat.NotebookNode, whole: bool = False, sampled: bool = False
+) -> tuple[dict[str, nbformat.NotebookNode], list[Expectation]]:
     """Submissions to grade for one notebook, and what each question should score in each.
 
     Each holds the notebook's imports and answer cells (:func:`grading_copy`) or, with ``whole``,
@@ -367,8 +397,10 @@ def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False, 
     qs = questions(nbformat.read(master, as_version=4))
     cells = answer_cells(student)
     if len(cells) != len(qs):
-        raise SystemExit(f"{master.name}: {len(qs)} questions but {len(cells)} answer cells; "
-                         "give each question exactly one answer cell")
+        raise SystemExit(
+            f"{master.name}: {len(qs)} questions but {len(cells)} answer cells; "
+            "give each question exactly one answer cell"
+        )
     wrong = wrong_answers(master)
     if sampled:
         wrong = {name: sample(entries) for name, entries in wrong.items()}
@@ -383,16 +415,20 @@ def variants(master: Path, student: nbformat.NotebookNode, whole: bool = False, 
             if k < len(entries):
                 answers[i] = entries[k]["answer"]
                 wanted = "full" if "correct" in entries[k] else "less"
-                expect.append(Expectation(f"wrong-{k + 1}", q.name, wanted, described(entries[k]),
-                                          entries[k].get("feedback") or ""))
+                expect.append(
+                    Expectation(
+                        f"wrong-{k + 1}", q.name, wanted, described(entries[k]), entries[k].get("feedback") or ""
+                    )
+                )
             else:
                 expect.append(Expectation(f"wrong-{k + 1}", q.name, "full"))
         subs[f"wrong-{k + 1}"] = copy_with(student, answers)
     return subs, expect
 
 
-def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, folder: Path,
-                   sampled: bool = False) -> list[dict]:
+def grade_variants(
+    masters: list[Path], student_dir: Path, autograders: Path, folder: Path, sampled: bool = False
+) -> list[dict]:
     """Grade every variant of every notebook in one batch; one row per (notebook, variant, question).
 
     With ``sampled``, of the catalogue only what :func:`sample` picks.
@@ -421,9 +457,20 @@ def grade_variants(masters: list[Path], student_dir: Path, autograders: Path, fo
                 error = error or f"the student's blank answer cell itself fails ({reason}); write `{e.question} = ...`"
             if e.feedback and e.feedback not in reason:
                 error = error or f"the reason does not name the mistake ({e.feedback!r} not in {reason!r})"
-            rows.append({"notebook": stem, "variant": e.variant, "question": e.question, "score": score,
-                         "possible": full, "wanted": e.wanted, "ok": ok and not error,
-                         "mistake": e.mistake, "feedback": bool(e.feedback), "error": error})
+            rows.append(
+                {
+                    "notebook": stem,
+                    "variant": e.variant,
+                    "question": e.question,
+                    "score": score,
+                    "possible": full,
+                    "wanted": e.wanted,
+                    "ok": ok and not error,
+                    "mistake": e.mistake,
+                    "feedback": bool(e.feedback),
+                    "error": error,
+                }
+            )
     return rows
 
 
@@ -434,25 +481,35 @@ def table(masters: list[Path]) -> str:
     """Per notebook: questions by kind, points, points from public checks, single-answer choice
     questions whose right option is the longest, derive questions with a symbolic answer, enforced
     bans, catalogued wrong answers (with a named feedback, shortcuts among them) and prose words."""
-    lines = ["| Notebook | Questions | Implement | Derive | Conceptual | Points | Public points | Longest right "
-             "| Symbolic derive | Bans enforced | Wrong answers (feedback, shortcuts) | Prose words |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+    lines = [
+        "| Notebook | Questions | Implement | Derive | Conceptual | Points | Public points | Longest right "
+        "| Symbolic derive | Bans enforced | Wrong answers (feedback, shortcuts) | Prose words |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+    ]
     totals = [0.0] * 11
     for master in masters:
         nb = nbformat.read(master, as_version=4)
         qs = questions(nb)
         entries = [e for q in qs for e in wrong_answers(master).get(q.name, [])]
-        counts = [len(qs), *(sum(q.kind == k for q in qs) for k in KINDS), sum(q.points for q in qs),
-                  sum(public_points(q) for q in qs), sum(longest_is_right(q) for q in qs),
-                  sum(bool(single_answer(q)) for q in qs),
-                  sum(q.kind == "derive" and q.answer == "symbolic" for q in qs), sum(bool(q.forbids) for q in qs),
-                  len(entries)]
+        counts = [
+            len(qs),
+            *(sum(q.kind == k for q in qs) for k in KINDS),
+            sum(q.points for q in qs),
+            sum(public_points(q) for q in qs),
+            sum(longest_is_right(q) for q in qs),
+            sum(bool(single_answer(q)) for q in qs),
+            sum(q.kind == "derive" and q.answer == "symbolic" for q in qs),
+            sum(bool(q.forbids) for q in qs),
+            len(entries),
+        ]
         feedback = sum(bool(e.get("feedback")) for e in entries)
         shortcuts = sum(bool(e.get("shortcut")) for e in entries)
-        totals = [a + b for a, b in zip(totals, [*counts, feedback, shortcuts][:11])]
+        totals = [a + b for a, b in zip(totals, [*counts, feedback, shortcuts][:11], strict=True)]
         n, imp, der, con, pts, pub, longest, singles, symbolic, banned, wrong = counts
-        lines.append(f"| {master.stem[:5]} | {n} | {imp} | {der} | {con} | {pts:g} | {pub:g} | {longest}/{singles} "
-                     f"| {symbolic}/{der} | {banned} | {wrong} ({feedback}, {shortcuts}) | {prose_words(nb):,} |")
+        lines.append(
+            f"| {master.stem[:5]} | {n} | {imp} | {der} | {con} | {pts:g} | {pub:g} | {longest}/{singles} "
+            f"| {symbolic}/{der} | {banned} | {wrong} ({feedback}, {shortcuts}) | {prose_words(nb):,} |"
+        )
     return "\n".join(lines)
 
 

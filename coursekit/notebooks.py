@@ -28,8 +28,8 @@ def master_notebooks() -> list[Path]:
 
 
 def is_assignment(nb: nbformat.NotebookNode) -> bool:
-    return bool(nb.cells) and nb.cells[0].cell_type == "raw" and nb.cells[0].source.lstrip().startswith(
-        ASSIGNMENT_MARKER
+    return (
+        bool(nb.cells) and nb.cells[0].cell_type == "raw" and nb.cells[0].source.lstrip().startswith(ASSIGNMENT_MARKER)
     )
 
 
@@ -44,8 +44,11 @@ def is_progress_bar(output: nbformat.NotebookNode) -> bool:
     """A tqdm bar: a widget (in Jupyter) or its text fallback on stderr (without ipywidgets)."""
     if WIDGET_VIEW in output.get("data", {}):
         return True
-    return output.get("output_type") == "stream" and output.get("name") == "stderr" and bool(
-        TQDM_LINE.search(output.get("text", "")))
+    return (
+        output.get("output_type") == "stream"
+        and output.get("name") == "stderr"
+        and bool(TQDM_LINE.search(output.get("text", "")))
+    )
 
 
 def clean_notebook(nb: nbformat.NotebookNode, *, clear_outputs: bool = False) -> nbformat.NotebookNode:
@@ -78,7 +81,6 @@ def clean(paths: list[Path]) -> None:
         nb = nbformat.read(path, as_version=4)
         nbformat.write(clean_notebook(nb), path)
         log(f"cleaned {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
-
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:

@@ -79,7 +79,8 @@ def _recorder(function, edges: list[Edge], names: dict[str, object]):
                 try:
                     with warnings.catch_warnings(), np.errstate(all="ignore"):
                         warnings.simplefilter("ignore")
-                        edge.reached = bool(eval(edge.expression, dict(names), dict(arguments)))
+                        # The expression is the master's own (its question's `reaches`), not a student's.
+                        edge.reached = bool(eval(edge.expression, dict(names), dict(arguments)))  # noqa: S307
                 except Exception:  # noqa: BLE001 - an expression that does not apply to this call is false there
                     pass
         return function(*args, **kwargs)
@@ -109,8 +110,10 @@ def reached(master: Path) -> list[Edge]:
             exec(compile(question.solution, f"{question.name}'s solution", "exec"), namespace)  # noqa: S102
             for function, expressions in wanted.items():
                 if not callable(namespace.get(function)):
-                    raise ValueError(f"{master.name} {question.name}: `reaches` names {function!r}, "
-                                     "which the solution does not define as a function")
+                    raise ValueError(
+                        f"{master.name} {question.name}: `reaches` names {function!r}, "
+                        "which the solution does not define as a function"
+                    )
                 mine = [Edge(question.name, function, text) for text in expressions]
                 edges += mine
                 namespace[function] = _recorder(namespace[function], mine, {"np": np})
@@ -121,18 +124,26 @@ def reached(master: Path) -> list[Edge]:
 
 def undeclared(masters: list[Path]) -> list[str]:
     """Each answer function of ``masters`` that declares no edges of its domain (read, not run)."""
-    return [f"{master.stem[:5]} {question.name}: {function} declares no edges of its domain "
-            f"({KEY}: in the question's configuration)"
-            for master in masters for question in questions(nbformat.read(master, as_version=4))
-            for function in answer_functions(question) if not question.reaches.get(function)]
+    return [
+        f"{master.stem[:5]} {question.name}: {function} declares no edges of its domain "
+        f"({KEY}: in the question's configuration)"
+        for master in masters
+        for question in questions(nbformat.read(master, as_version=4))
+        for function in answer_functions(question)
+        if not question.reaches.get(function)
+    ]
 
 
 def unreached(masters: list[Path]) -> list[str]:
     """What the rule asks of ``masters``: every answer function declares its edges, and each is reached."""
     found = undeclared(masters)
     for master in masters:
-        found += [f"{master.stem[:5]} {e.question}: the hidden tests never reach {e.expression!r} "
-                  f"({e.calls} calls of {e.function})" for e in reached(master) if not e.reached]
+        found += [
+            f"{master.stem[:5]} {e.question}: the hidden tests never reach {e.expression!r} "
+            f"({e.calls} calls of {e.function})"
+            for e in reached(master)
+            if not e.reached
+        ]
     return found
 
 

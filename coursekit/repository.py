@@ -31,4 +31,3 @@ def tool(name: str) -> str:
     """Path of a console script installed next to this Python (the course's virtual environment)."""
     candidate = Path(sys.executable).parent / name
     return str(candidate) if candidate.exists() else name
-

@@ -36,15 +36,33 @@ from pathlib import Path
 import nbformat
 
 from coursekit import exercises
-from coursekit.grading.grader import SKIPPABLE
 from coursekit.grading.gradebook import grade
+from coursekit.grading.grader import SKIPPABLE
 from coursekit.notebooks import SKIP_TAG, master_notebooks
 
 COMPREHENSIONS = ("listcomp", "setcomp", "dictcomp", "genexpr")  # scopes that run where they stand
 # Calls that change the process for every later cell (unless inside a `with` block, which undoes them).
-EFFECTS = {"seed", "chdir", "setattr", "delattr", "filterwarnings", "simplefilter", "resetwarnings", "seterr",
-           "set_printoptions", "rc", "rcdefaults", "use", "putenv", "savefig", "to_csv", "write_text", "write_bytes",
-           "use_course_style", "set_config"}
+EFFECTS = {
+    "seed",
+    "chdir",
+    "setattr",
+    "delattr",
+    "filterwarnings",
+    "simplefilter",
+    "resetwarnings",
+    "seterr",
+    "set_printoptions",
+    "rc",
+    "rcdefaults",
+    "use",
+    "putenv",
+    "savefig",
+    "to_csv",
+    "write_text",
+    "write_bytes",
+    "use_course_style",
+    "set_config",
+}
 
 
 def bound_names(source: str) -> set[str]:
@@ -93,18 +111,23 @@ def read_names(source: str, last: bool = False) -> set[str]:
 def effects(source: str) -> list[str]:
     """What a cell does to the process beyond binding names (see :data:`EFFECTS`), one line each."""
     tree = ast.parse(source)
-    inside_with = {id(n) for w in ast.walk(tree) if isinstance(w, (ast.With, ast.AsyncWith))
-                   for n in ast.walk(w)}
-    modules = {a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-               for a in n.names}
+    inside_with = {id(n) for w in ast.walk(tree) if isinstance(w, (ast.With, ast.AsyncWith)) for n in ast.walk(w)}
+    modules = {
+        a.asname or a.name.split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.Import, ast.ImportFrom))
+        for a in n.names
+    }
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and id(node) not in inside_with:
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             if name in EFFECTS:
                 found.append(f"calls {name}()")
-            elif name == "open" and any(isinstance(a, ast.Constant) and isinstance(a.value, str) and set(a.value) & set("wax+")
-                                        for a in [*node.args[1:], *(k.value for k in node.keywords if k.arg == "mode")]):
+            elif name == "open" and any(
+                isinstance(a, ast.Constant) and isinstance(a.value, str) and set(a.value) & set("wax+")
+                for a in [*node.args[1:], *(k.value for k in node.keywords if k.arg == "mode")]
+            ):
                 found.append("writes a file")
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             found.append("declares " + ", ".join(node.names) + " global")
@@ -142,20 +165,31 @@ def readers(master: Path, nb: nbformat.NotebookNode) -> list[tuple[str, set[str]
     (the blank reads what the solution reads, less what it leaves out), and the answer names its tests
     ask the worker for.
     """
-    found = [(f"the unmarked cell {c.source.splitlines()[0][:50]!r}", read_names(c.source))
-             for c in lecture_cells(nb) if not marked(c)]
+    found = [
+        (f"the unmarked cell {c.source.splitlines()[0][:50]!r}", read_names(c.source))
+        for c in lecture_cells(nb)
+        if not marked(c)
+    ]
     wrong = exercises.wrong_answers(master)
     # Where each question begins, and the last marked cell: an answer after it is the last to bind its names.
-    begins = [i for i, c in enumerate(nb.cells)
-              if c.cell_type == "raw" and c.source.strip().startswith("# BEGIN QUESTION")]
+    begins = [
+        i for i, c in enumerate(nb.cells) if c.cell_type == "raw" and c.source.strip().startswith("# BEGIN QUESTION")
+    ]
     last_mark = max((i for i, c in enumerate(nb.cells) if c.cell_type == "code" and marked(c)), default=-1)
-    for q, begin in zip(exercises.questions(nb), begins):
+    for q, begin in zip(exercises.questions(nb), begins, strict=True):
         last = begin > last_mark
         found.append((f"{q.name}'s solution", read_names(q.solution, last)))
-        found += [(f"{q.name}'s catalogued answer '{exercises.described(e)}'", read_names(e["answer"], last))
-                  for e in wrong.get(q.name, [])]
-        parameters = {a.arg for test in q.tests for node in ast.parse(test).body  # the test functions'
-                      if isinstance(node, ast.FunctionDef) for a in node.args.args}  # (not their helpers')
+        found += [
+            (f"{q.name}'s catalogued answer '{exercises.described(e)}'", read_names(e["answer"], last))
+            for e in wrong.get(q.name, [])
+        ]
+        parameters = {
+            a.arg
+            for test in q.tests
+            for node in ast.parse(test).body  # the test functions'
+            if isinstance(node, ast.FunctionDef)
+            for a in node.args.args
+        }  # (not their helpers')
         found.append((f"{q.name}'s tests", parameters))
     return found
 
@@ -163,13 +197,20 @@ def readers(master: Path, nb: nbformat.NotebookNode) -> list[tuple[str, set[str]
 def broken(master: Path, nb: nbformat.NotebookNode) -> list[tuple[nbformat.NotebookNode, str]]:
     """Each marked cell that cannot be skipped, with why (one entry per reason)."""
     first = next((c for c in nb.cells if c.cell_type == "code"), None)
-    found = [(first, "is the first code cell (the imports every answer needs)")] if first is not None and marked(first) else []
+    found = (
+        [(first, "is the first code cell (the imports every answer needs)")]
+        if first is not None and marked(first)
+        else []
+    )
     skipped = [c for c in lecture_cells(nb) if marked(c)]
     reads = readers(master, nb) if skipped else []
     for cell in skipped:
         binds = bound_names(cell.source)
-        found += [(cell, f"binds {', '.join(sorted(binds & names))}, which {who} reads") for who, names in reads
-                  if binds & names]
+        found += [
+            (cell, f"binds {', '.join(sorted(binds & names))}, which {who} reads")
+            for who, names in reads
+            if binds & names
+        ]
         found += [(cell, effect) for effect in effects(cell.source)]
     return found
 
@@ -177,8 +218,10 @@ def broken(master: Path, nb: nbformat.NotebookNode) -> list[tuple[nbformat.Noteb
 def problems(master: Path, nb: nbformat.NotebookNode | None = None) -> list[str]:
     """Why a master's marked cells could not be skipped without changing a score (empty: they can)."""
     nb = nb or nbformat.read(master, as_version=4)
-    return [f"{master.stem[:5]}: the marked cell {cell.source.splitlines()[0][:50]!r} {why}"
-            for cell, why in broken(master, nb)]
+    return [
+        f"{master.stem[:5]}: the marked cell {cell.source.splitlines()[0][:50]!r} {why}"
+        for cell, why in broken(master, nb)
+    ]
 
 
 def mark(master: Path) -> int:
@@ -208,8 +251,9 @@ def every_cell(autograders: Path, folder: Path) -> Path:
     return folder
 
 
-def differences(masters: list[Path], student_dir: Path, autograders: Path, folder: Path,
-                names: tuple[str, ...] | None = None) -> list[str]:
+def differences(
+    masters: list[Path], student_dir: Path, autograders: Path, folder: Path, names: tuple[str, ...] | None = None
+) -> list[str]:
     """Grade whole submissions with the marked cells skipped and with every cell run; what differs.
 
     Parameters
@@ -240,15 +284,18 @@ def differences(masters: list[Path], student_dir: Path, autograders: Path, folde
     for zips, out in ((autograders, "skipped.csv"), (every_cell(autograders, folder / "every-cell"), "every-cell.csv")):
         grade(submissions, folder / out, zips)
         with (folder / out).open() as handle:
-            tables.append({row["submission"]: {k: v for k, v in row.items() if k != "seconds"}
-                           for row in csv.DictReader(handle)})
+            tables.append(
+                {row["submission"]: {k: v for k, v in row.items() if k != "seconds"} for row in csv.DictReader(handle)}
+            )
     skipped, everything = tables
     found = [f"{name}: could not be graded: {row['error']}" for name, row in skipped.items() if row["error"]]
     for name, row in skipped.items():
         changed = [k for k in row if row[k] != everything[name].get(k)]
         if changed:
-            found.append(f"{name}: " + "; ".join(f"{k} {everything[name].get(k)!r} with every cell, {row[k]!r} skipped"
-                                                 for k in changed))
+            found.append(
+                f"{name}: "
+                + "; ".join(f"{k} {everything[name].get(k)!r} with every cell, {row[k]!r} skipped" for k in changed)
+            )
     return found
 
 

@@ -39,8 +39,17 @@ import sympy
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.functions.special.hyper import TupleArg
 
-__all__ = ["ACCEPTED", "REFUSED", "SymbolicAnswerError", "digest", "equivalent", "evaluate", "parse", "random_points",
-           "to_data"]
+__all__ = [
+    "ACCEPTED",
+    "REFUSED",
+    "SymbolicAnswerError",
+    "digest",
+    "equivalent",
+    "evaluate",
+    "parse",
+    "random_points",
+    "to_data",
+]
 
 MAX_TEXT = 100_000
 MAX_NODES = 5_000
@@ -49,25 +58,95 @@ MAX_DIGITS = 30  # integer literals
 DIGITS = 30  # working precision of the comparison
 HUGE = mpmath.mpf(10) ** 300  # larger intermediate values count as "not a number here"
 
-_CONSTANTS = {"pi": sympy.pi, "E": sympy.E, "oo": sympy.oo, "zoo": sympy.zoo, "nan": sympy.nan,
-              "I": sympy.I, "true": sympy.true, "false": sympy.false, "EulerGamma": sympy.EulerGamma}
+_CONSTANTS = {
+    "pi": sympy.pi,
+    "E": sympy.E,
+    "oo": sympy.oo,
+    "zoo": sympy.zoo,
+    "nan": sympy.nan,
+    "I": sympy.I,
+    "true": sympy.true,
+    "false": sympy.false,
+    "EulerGamma": sympy.EulerGamma,
+}
 _OPERATIONS = {"Add": sympy.Add, "Mul": sympy.Mul, "Pow": sympy.Pow}
-_FUNCTIONS = {name: getattr(sympy, name) for name in (
-    "exp", "log", "Abs", "sign", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
-    "asinh", "acosh", "atanh", "gamma", "loggamma", "digamma", "polygamma", "beta", "binomial", "factorial",
-    "RisingFactorial", "FallingFactorial", "erf", "erfc", "floor", "ceiling", "Mod", "Heaviside", "Max", "Min")}
+_FUNCTIONS = {
+    name: getattr(sympy, name)
+    for name in (
+        "exp",
+        "log",
+        "Abs",
+        "sign",
+        "sin",
+        "cos",
+        "tan",
+        "asin",
+        "acos",
+        "atan",
+        "atan2",
+        "sinh",
+        "cosh",
+        "tanh",
+        "asinh",
+        "acosh",
+        "atanh",
+        "gamma",
+        "loggamma",
+        "digamma",
+        "polygamma",
+        "beta",
+        "binomial",
+        "factorial",
+        "RisingFactorial",
+        "FallingFactorial",
+        "erf",
+        "erfc",
+        "floor",
+        "ceiling",
+        "Mod",
+        "Heaviside",
+        "Max",
+        "Min",
+    )
+}
 # Conditions of a Piecewise and the nodes SymPy's hyper is made of: built as they are written
 # (Basic.__new__), since their constructors compare, order or unpolarify their arguments, which is
 # arithmetic on whatever the answer holds (hyper((10**10**25,), (), x) never returns).
-_RELATIONS = {sympy.StrictLessThan: operator.lt, sympy.LessThan: operator.le, sympy.StrictGreaterThan: operator.gt,
-              sympy.GreaterThan: operator.ge, sympy.Equality: operator.eq, sympy.Unequality: operator.ne}
-_LOGIC = {sympy.And: all, sympy.Or: any, sympy.Not: lambda truths: not truths[0],
-          sympy.ITE: lambda truths: truths[1] if truths[0] else truths[2]}  # ITE: a Piecewise in a condition
-_AS_WRITTEN = {cls.__name__: cls for cls in [*_RELATIONS, *_LOGIC, sympy.Piecewise, ExprCondPair, sympy.hyper,
-                                            TupleArg]}
+_RELATIONS = {
+    sympy.StrictLessThan: operator.lt,
+    sympy.LessThan: operator.le,
+    sympy.StrictGreaterThan: operator.gt,
+    sympy.GreaterThan: operator.ge,
+    sympy.Equality: operator.eq,
+    sympy.Unequality: operator.ne,
+}
+_LOGIC = {
+    sympy.And: all,
+    sympy.Or: any,
+    sympy.Not: lambda truths: not truths[0],
+    sympy.ITE: lambda truths: truths[1] if truths[0] else truths[2],
+}  # ITE: a Piecewise in a condition
+_AS_WRITTEN = {
+    cls.__name__: cls for cls in [*_RELATIONS, *_LOGIC, sympy.Piecewise, ExprCondPair, sympy.hyper, TupleArg]
+}
 _CONTAINERS = {"Tuple", "ImmutableDenseMatrix", "MutableDenseMatrix", "ImmutableMatrix", "Matrix"}
-_ASSUMPTIONS = {"positive", "negative", "nonnegative", "nonpositive", "real", "integer", "finite",
-                "nonzero", "zero", "rational", "odd", "even", "prime", "extended_real", "complex"}
+_ASSUMPTIONS = {
+    "positive",
+    "negative",
+    "nonnegative",
+    "nonpositive",
+    "real",
+    "integer",
+    "finite",
+    "nonzero",
+    "zero",
+    "rational",
+    "odd",
+    "even",
+    "prime",
+    "extended_real",
+    "complex",
+}
 _SYMBOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_{}^\\,']{0,40}")
 
 #: Every node name :func:`parse` accepts (with the constants ``pi``, ``E``, ``EulerGamma``, ``I``,
@@ -90,8 +169,11 @@ REFUSED = {
     "Dummy": f"{_CLOSED_FORM} (a dummy variable is left by an unevaluated sum or integral)",
     "Order": "drop the O(...) term: the answer is exact",
     "meijerg": f"{_CLOSED_FORM} (SymPy's integrate left a Meijer G-function; try sympy.hyperexpand)",
-    "exp_polar": _POLAR, "polar_lift": _POLAR, "periodic_argument": _POLAR,
-    "lowergamma": _INCOMPLETE, "uppergamma": _INCOMPLETE,
+    "exp_polar": _POLAR,
+    "polar_lift": _POLAR,
+    "periodic_argument": _POLAR,
+    "lowergamma": _INCOMPLETE,
+    "uppergamma": _INCOMPLETE,
 }
 
 
@@ -212,9 +294,13 @@ def _as_written(cls: type, args: list) -> Any:
     """A condition, Piecewise or hyper node of exactly these arguments, checked by kind, built unevaluated."""
     condition = (sympy.logic.boolalg.BooleanAtom, sympy.logic.boolalg.BooleanFunction, sympy.core.relational.Relational)
     expr, names = sympy.Expr, {condition: "condition", sympy.Expr: "expression"}
-    fixed = {ExprCondPair: [expr, condition], sympy.Not: [condition], sympy.ITE: [condition] * 3,
-             sympy.hyper: [TupleArg, TupleArg, expr],
-             **{relation: [expr, expr] for relation in _RELATIONS}}
+    fixed = {
+        ExprCondPair: [expr, condition],
+        sympy.Not: [condition],
+        sympy.ITE: [condition] * 3,
+        sympy.hyper: [TupleArg, TupleArg, expr],
+        **{relation: [expr, expr] for relation in _RELATIONS},
+    }
     if cls in fixed:
         expected, shape = fixed[cls], ", ".join(names.get(kind) or kind.__name__ for kind in fixed[cls])
     else:  # And, Or, Piecewise, TupleArg: one or more
@@ -264,12 +350,13 @@ def _symbol(node: ast.Call) -> sympy.Symbol:
     assumptions = {}
     for keyword in node.keywords:
         if keyword.arg not in _ASSUMPTIONS or not (
-                isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, bool)):
+            isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, bool)
+        ):
             raise SymbolicAnswerError(f"Symbol assumption {keyword.arg!r} is not accepted")
         assumptions[keyword.arg] = keyword.value.value
     try:
         return sympy.Symbol(name.value, **assumptions)
-    except Exception:  # inconsistent assumptions (positive=True, negative=True)
+    except Exception:  # noqa: BLE001 - SymPy's own error for inconsistent assumptions (positive=True, negative=True)
         raise SymbolicAnswerError("the Symbol's assumptions contradict each other") from None
 
 
@@ -294,12 +381,12 @@ def random_points(domains: Mapping[str, tuple[float, float]], count: int = 12, s
         ``[{name: value, ...}, ...]``, values as exact decimal strings of 12 digits.
     """
     draw = random.Random(seed)
-    return [{name: f"{draw.uniform(low, high):.12g}" for name, (low, high) in domains.items()}
-            for _ in range(count)]
+    return [{name: f"{draw.uniform(low, high):.12g}" for name, (low, high) in domains.items()} for _ in range(count)]
 
 
-def equivalent(answer: Any, expected: Any, points: Iterable[Mapping[str, Any]],
-               *, rtol: float = 1e-9) -> tuple[bool, str]:
+def equivalent(
+    answer: Any, expected: Any, points: Iterable[Mapping[str, Any]], *, rtol: float = 1e-9
+) -> tuple[bool, str]:
     """Whether ``answer`` equals ``expected`` at every point, and if not, why.
 
     Both are evaluated at each point in 30-digit arithmetic; points where the reference is not a
@@ -502,18 +589,32 @@ def _mod(p, q):
 _ANYWHERE = (-HUGE, HUGE)
 _MILLION = (-1e6, 1e6)
 _NUMERIC = {
-    sympy.exp: (mpmath.exp, (-700, 690)), sympy.sinh: (mpmath.sinh, (-690, 690)),
-    sympy.cosh: (mpmath.cosh, (-690, 690)), sympy.tanh: (mpmath.tanh, _ANYWHERE),
-    sympy.sin: (mpmath.sin, _MILLION), sympy.cos: (mpmath.cos, _MILLION), sympy.tan: (mpmath.tan, _MILLION),
-    sympy.log: (mpmath.log, _ANYWHERE), sympy.Abs: (abs, _ANYWHERE), sympy.sign: (mpmath.sign, _ANYWHERE),
-    sympy.gamma: (mpmath.gamma, (-170, 170)), sympy.factorial: (mpmath.factorial, (-170, 170)),
-    sympy.loggamma: (mpmath.loggamma, _ANYWHERE), sympy.digamma: (mpmath.digamma, _ANYWHERE),
-    sympy.beta: (mpmath.beta, _MILLION), sympy.binomial: (mpmath.binomial, _MILLION),
-    sympy.RisingFactorial: (mpmath.rf, _MILLION), sympy.FallingFactorial: (mpmath.ff, _MILLION),
-    **{getattr(sympy, name): (getattr(mpmath, name), _ANYWHERE)
-       for name in ("asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "floor")},
+    sympy.exp: (mpmath.exp, (-700, 690)),
+    sympy.sinh: (mpmath.sinh, (-690, 690)),
+    sympy.cosh: (mpmath.cosh, (-690, 690)),
+    sympy.tanh: (mpmath.tanh, _ANYWHERE),
+    sympy.sin: (mpmath.sin, _MILLION),
+    sympy.cos: (mpmath.cos, _MILLION),
+    sympy.tan: (mpmath.tan, _MILLION),
+    sympy.log: (mpmath.log, _ANYWHERE),
+    sympy.Abs: (abs, _ANYWHERE),
+    sympy.sign: (mpmath.sign, _ANYWHERE),
+    sympy.gamma: (mpmath.gamma, (-170, 170)),
+    sympy.factorial: (mpmath.factorial, (-170, 170)),
+    sympy.loggamma: (mpmath.loggamma, _ANYWHERE),
+    sympy.digamma: (mpmath.digamma, _ANYWHERE),
+    sympy.beta: (mpmath.beta, _MILLION),
+    sympy.binomial: (mpmath.binomial, _MILLION),
+    sympy.RisingFactorial: (mpmath.rf, _MILLION),
+    sympy.FallingFactorial: (mpmath.ff, _MILLION),
+    **{
+        getattr(sympy, name): (getattr(mpmath, name), _ANYWHERE)
+        for name in ("asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "floor")
+    },
     sympy.atan2: (lambda y, x: mpmath.atan2(y, x) if y or x else None, _ANYWHERE),
-    sympy.erfc: (mpmath.erfc, (-HUGE, 1e6)), sympy.ceiling: (mpmath.ceil, _ANYWHERE), sympy.Mod: (_mod, _ANYWHERE),
+    sympy.erfc: (mpmath.erfc, (-HUGE, 1e6)),
+    sympy.ceiling: (mpmath.ceil, _ANYWHERE),
+    sympy.Mod: (_mod, _ANYWHERE),
 }
 # polygamma(m, x): mpmath reaches a negative x by recurrence, one step per unit of |x|, so its cost
 # grows with |x| there (for m = 10: 0.6 ms at x = -100, 3 ms at -1000, 3 s at -10**6); digamma

@@ -25,8 +25,7 @@ def as_float_array(values: ArrayLike, name: str, *, min_ndim: int = 1) -> NDArra
         raise ValueError(f"{name} must be numeric; got {values!r}.") from exc
     if array.ndim < min_ndim:
         raise ValueError(
-            f"{name} must have at least {min_ndim} dimension(s); got a scalar. "
-            f"Wrap a single value in a list."
+            f"{name} must have at least {min_ndim} dimension(s); got a scalar. Wrap a single value in a list."
         )
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} contains NaN or infinite values; remove or impute them first.")

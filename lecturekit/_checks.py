@@ -47,13 +47,16 @@ def check_finite(values: NDArray[Any], message: str) -> None:
 
 def unsortable(exc: TypeError, what: str = "The labels in y") -> ValueError:
     """The error to raise for labels that cannot be sorted (``exc`` is NumPy's TypeError)."""
-    return ValueError(f"{what} cannot be sorted ({exc}); give every label the same type, e.g. all "
-                      f"strings.")
+    return ValueError(f"{what} cannot be sorted ({exc}); give every label the same type, e.g. all strings.")
 
 
-def codes_in(values: NDArray[Any], categories: NDArray[Any],
-             incomparable: Callable[[TypeError], str], unknown: Callable[[list[Any]], str],
-             order: NDArray[np.intp] | None = None) -> NDArray[np.intp]:
+def codes_in(
+    values: NDArray[Any],
+    categories: NDArray[Any],
+    incomparable: Callable[[TypeError], str],
+    unknown: Callable[[list[Any]], str],
+    order: NDArray[np.intp] | None = None,
+) -> NDArray[np.intp]:
     """The index in ``categories`` of each of ``values``, or a ValueError that names the problem.
 
     ``categories`` are sorted, or sorted by ``order`` (an argsort of them). The messages are the
@@ -84,8 +87,7 @@ def class_codes(y: Any, n_rows: int, where: str, one_class: str) -> tuple[NDArra
     y = column_or_1d(y, warn=True)
     if y.shape[0] != n_rows:
         raise ValueError(
-            f"X has {n_rows} rows but y has {y.shape[0]} labels; pass exactly one label per row of "
-            f"X to {where}."
+            f"X has {n_rows} rows but y has {y.shape[0]} labels; pass exactly one label per row of X to {where}."
         )
     try:
         check_classification_targets(y)

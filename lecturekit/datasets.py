@@ -39,14 +39,21 @@ and notebooks/06.02-Forward-Backward-and-Baum-Welch.ipynb.
 from __future__ import annotations
 
 import lzma
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["DATA_DIR", "OLD_FAITHFUL_COLUMNS", "UNIVERSAL_TAGS", "load_20newsgroups", "load_brown",
-           "load_old_faithful", "load_sms_spam"]
+__all__ = [
+    "DATA_DIR",
+    "OLD_FAITHFUL_COLUMNS",
+    "UNIVERSAL_TAGS",
+    "load_20newsgroups",
+    "load_brown",
+    "load_old_faithful",
+    "load_sms_spam",
+]
 
 #: The ``data/`` folder at the root of the course repository, next to ``lecturekit/``. The data
 #: files are not part of an installed ``lecturekit`` wheel: use the package from a checkout
@@ -68,8 +75,7 @@ OLD_FAITHFUL_COLUMNS: tuple[str, str] = ("eruptions", "waiting")
 
 #: The 12 universal part-of-speech tags of Petrov, Das and McDonald (2012), in the order the
 #: course uses: the tags of :func:`load_brown`.
-UNIVERSAL_TAGS: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM",
-                                   "CONJ", "PRT", ".", "X")
+UNIVERSAL_TAGS: tuple[str, ...] = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM", "CONJ", "PRT", ".", "X")
 
 
 def _read_xz_rows(path: Path, n_fields: int, layout: str, script: str) -> list[list[str]]:
@@ -97,8 +103,7 @@ def _read_xz_rows(path: Path, n_fields: int, layout: str, script: str) -> list[l
             f"or regenerate it with `python {script}`."
         )
     rows = [line.split("\t") for line in content[:-1].split("\n")]
-    bad = next((number for number, row in enumerate(rows, start=1) if len(row) != n_fields),
-               None)
+    bad = next((number for number, row in enumerate(rows, start=1) if len(row) != n_fields), None)
     if bad is not None:
         raise ValueError(
             f"Line {bad} of {path} is not '{layout}'; restore the committed copy or "
@@ -107,11 +112,11 @@ def _read_xz_rows(path: Path, n_fields: int, layout: str, script: str) -> list[l
     return rows
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_labelled_lines(path: Path) -> tuple[tuple[str, ...], NDArray[np.str_]]:
     """Parse one ``label<TAB>text`` file; cached, so its results are made immutable."""
     rows = _read_xz_rows(path, 2, "label<TAB>text", "coursekit/data/wheels.py")
-    labels, texts = zip(*rows)
+    labels, texts = zip(*rows, strict=True)
     label_array = np.array(labels, dtype=str)
     label_array.flags.writeable = False
     return tuple(texts), label_array
@@ -209,7 +214,7 @@ def load_20newsgroups(subset: str = "train") -> tuple[list[str], NDArray[np.str_
     return _load(NEWSGROUPS_FILES[subset])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_old_faithful(path: Path) -> NDArray[np.float64]:
     """Parse ``old_faithful.csv``; cached, so the array is made read-only (callers get copies)."""
     if not path.is_file():
@@ -297,11 +302,10 @@ def load_old_faithful() -> NDArray[np.float64]:
     return _read_old_faithful(DATA_DIR / OLD_FAITHFUL_FILE).copy()
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
     """Parse ``brown-universal.tsv.xz`` into (words, universal tags) per sentence; cached."""
-    rows = _read_xz_rows(path, 4, "fileid<TAB>words<TAB>brown_tags<TAB>universal_tags",
-                         "coursekit/data/brown.py")
+    rows = _read_xz_rows(path, 4, "fileid<TAB>words<TAB>brown_tags<TAB>universal_tags", "coursekit/data/brown.py")
     words = tuple(tuple(row[1].split(" ")) for row in rows)
     tags = tuple(tuple(row[3].split(" ")) for row in rows)
     n_tokens = sum(map(len, words))
@@ -312,9 +316,14 @@ def _read_brown(path: Path) -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[st
             f"or regenerate it with `python -m coursekit fetch-brown`."
         )
     known = set(UNIVERSAL_TAGS)
-    bad = next((number for number, (sentence, sentence_tags) in enumerate(zip(words, tags), 1)
-                if len(sentence) != len(sentence_tags) or not known.issuperset(sentence_tags)
-                or "" in sentence), None)
+    bad = next(
+        (
+            number
+            for number, (sentence, sentence_tags) in enumerate(zip(words, tags, strict=True), 1)
+            if len(sentence) != len(sentence_tags) or not known.issuperset(sentence_tags) or "" in sentence
+        ),
+        None,
+    )
     if bad is not None:
         raise ValueError(
             f"Sentence {bad} of {path} has an empty word, a tag outside UNIVERSAL_TAGS, or not "

@@ -66,8 +66,11 @@ def _encode(values: NDArray[Any], categories: ArrayLike | None, name: str):
         raise ValueError(f"{name} categories must be a non-empty one-dimensional list.")
     if np.unique(categories).size != categories.size:
         raise ValueError(f"{name} categories contain duplicates; list each category once.")
-    if (values.dtype.kind in "iu" and categories.dtype.kind in "iu"
-            and np.array_equal(categories, np.arange(categories.size))):
+    if (
+        values.dtype.kind in "iu"
+        and categories.dtype.kind in "iu"
+        and np.array_equal(categories, np.arange(categories.size))
+    ):
         # Categories 0..K-1 given as integers: the values are their own codes (no search needed).
         outside = (values < 0) | (values >= categories.size)
         if np.any(outside):
@@ -77,20 +80,25 @@ def _encode(values: NDArray[Any], categories: ArrayLike | None, name: str):
                 f"categories=None to use the observed ones."
             )
         return categories, values.astype(np.intp, copy=False)
+
     def incomparable(exc: TypeError) -> str:
-        return (f"{name} and its categories cannot be compared ({exc}); give categories of the "
-                f"same type as the values.")
+        return f"{name} and its categories cannot be compared ({exc}); give categories of the same type as the values."
 
     try:
         order = np.argsort(categories, kind="stable")
     except TypeError as exc:
         raise ValueError(incomparable(exc)) from exc
     codes = codes_in(
-        values, categories, incomparable,
-        lambda missing: f"{name} holds values that are not among the given categories: {missing}; "
-                        f"add them to the categories or leave categories=None to use the observed "
-                        f"ones.",
-        order)
+        values,
+        categories,
+        incomparable,
+        lambda missing: (
+            f"{name} holds values that are not among the given categories: {missing}; "
+            f"add them to the categories or leave categories=None to use the observed "
+            f"ones."
+        ),
+        order,
+    )
     return categories, codes
 
 
@@ -324,8 +332,7 @@ def mle(counts: ArrayLike, axis: int = -1) -> NDArray[np.float64]:
     return add_k(counts, k=0.0, axis=axis)
 
 
-def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1, *,
-          log: bool = False) -> NDArray[np.float64]:
+def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1, *, log: bool = False) -> NDArray[np.float64]:
     r"""Add-k smoothed estimate :math:`(N_j + k) / (N + kK)` of categorical probabilities.
 
     ``k = 1`` is Laplace smoothing, ``k = 0`` the maximum-likelihood estimate; as ``k`` grows the
@@ -385,8 +392,10 @@ def add_k(counts: ArrayLike, k: float | ArrayLike = 1.0, axis: int = -1, *,
         try:
             total += np.broadcast_to(k, counts.shape).sum(axis=axis, keepdims=True)
         except ValueError:
-            raise ValueError(f"k of shape {k.shape} does not broadcast against counts of shape "
-                             f"{counts.shape}; give one number, or one per count.") from None
+            raise ValueError(
+                f"k of shape {k.shape} does not broadcast against counts of shape "
+                f"{counts.shape}; give one number, or one per count."
+            ) from None
     else:
         total += k * n_categories
     if np.any(total == 0):
@@ -444,10 +453,7 @@ def joint_counts(
     x = _as_1d(x, "x")
     y = _as_1d(y, "y")
     if x.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"x and y must have the same length; got {x.shape[0]} feature values and "
-            f"{y.shape[0]} labels."
-        )
+        raise ValueError(f"x and y must have the same length; got {x.shape[0]} feature values and {y.shape[0]} labels.")
     x_categories, x_codes = _encode(x, x_categories, "x")
     y_categories, y_codes = _encode(y, y_categories, "y")
     n_x, n_y = x_categories.size, y_categories.size
@@ -528,8 +534,7 @@ def parameter_count(n_features: int, n_classes: int = 2, n_values: int = 2, naiv
 
     Derived in ``notebooks/01.01-Bayes-Rule-and-Maximum-Likelihood.ipynb``.
     """
-    for name, value, least in (("n_features", n_features, 1), ("n_classes", n_classes, 2),
-                               ("n_values", n_values, 2)):
+    for name, value, least in (("n_features", n_features, 1), ("n_classes", n_classes, 2), ("n_values", n_values, 2)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
             raise ValueError(f"{name} must be an integer >= {least}; got {value!r}.")
     n, c, v = int(n_features), int(n_classes), int(n_values)

@@ -97,21 +97,25 @@ def _make(template: Any, name: str) -> Any:
 
 def _check_sizes(train_sizes: ArrayLike) -> NDArray[np.intp]:
     sizes = np.asarray(train_sizes)
-    if (sizes.ndim != 1 or sizes.size == 0 or sizes.dtype.kind not in "iuf"
-            or not np.all(np.isfinite(sizes)) or np.any(sizes != np.round(sizes)) or np.any(sizes < 1)):
+    if (
+        sizes.ndim != 1
+        or sizes.size == 0
+        or sizes.dtype.kind not in "iuf"
+        or not np.all(np.isfinite(sizes))
+        or np.any(sizes != np.round(sizes))
+        or np.any(sizes < 1)
+    ):
         raise ValueError(
             f"train_sizes must be a non-empty list of whole numbers of training examples, each "
             f">= 1; got {train_sizes!r}. For fractions of the data, multiply by the number of "
             f"training examples and round."
         )
     if np.any(np.diff(sizes) <= 0):
-        raise ValueError(f"train_sizes must increase strictly; got {sizes.tolist()}. "
-                         f"Use np.unique(train_sizes).")
+        raise ValueError(f"train_sizes must increase strictly; got {sizes.tolist()}. Use np.unique(train_sizes).")
     return sizes.astype(np.intp)
 
 
-def _training_order(codes: NDArray[np.intp], stratify: bool,
-                    random_state: np.random.RandomState) -> NDArray[np.intp]:
+def _training_order(codes: NDArray[np.intp], stratify: bool, random_state: np.random.RandomState) -> NDArray[np.intp]:
     """A random order of the training pool, whose prefixes are the training sets.
 
     Stratified: one example of every class comes first, then the classes interleave in
@@ -226,15 +230,13 @@ def learning_curve(
     for name, template in estimators.items():
         _make(template, str(name))  # fail before the first fit, not after minutes of them
     if isinstance(n_repeats, bool) or not isinstance(n_repeats, Integral) or n_repeats < 2:
-        raise ValueError(f"n_repeats must be an integer >= 2 (a spread needs two repeats); "
-                         f"got {n_repeats!r}.")
+        raise ValueError(f"n_repeats must be an integer >= 2 (a spread needs two repeats); got {n_repeats!r}.")
     sizes = _check_sizes(train_sizes)
     X, y = indexable(X, y)  # sparse X becomes CSR, whose rows can be selected
     y = column_or_1d(y)
     classes, codes = np.unique(y, return_inverse=True)
     if classes.size < 2:
-        raise ValueError(f"y holds {classes.size} class(es); a learning curve of a classifier "
-                         f"needs at least two.")
+        raise ValueError(f"y holds {classes.size} class(es); a learning curve of a classifier needs at least two.")
     if stratify and sizes[0] < classes.size:
         raise ValueError(
             f"The smallest training size {sizes[0]} is below the number of classes "
@@ -244,8 +246,9 @@ def learning_curve(
 
     random_state = check_random_state(random_state)
     split = StratifiedShuffleSplit if stratify else ShuffleSplit
-    splits = list(split(n_splits=n_repeats, test_size=test_size, random_state=random_state)
-                  .split(np.zeros((y.size, 1)), codes))
+    splits = list(
+        split(n_splits=n_repeats, test_size=test_size, random_state=random_state).split(np.zeros((y.size, 1)), codes)
+    )
     n_pool, n_test = splits[0][0].size, splits[0][1].size
     if sizes[-1] > n_pool:
         raise ValueError(
@@ -271,11 +274,15 @@ def learning_curve(
                         estimator = _make(template, str(name)).fit(X_train, y_train)
                         errors[i, j, r] = loss(y_test, estimator.predict(X_test))
                     except Exception as exc:
-                        exc.add_note(f"learning_curve: while fitting and testing {name!r} on "
-                                     f"{size} training examples in repeat {r}.")
+                        exc.add_note(
+                            f"learning_curve: while fitting and testing {name!r} on "
+                            f"{size} training examples in repeat {r}."
+                        )
                         raise
                     bar.update(1)
     if not np.all(np.isfinite(errors)):
-        raise ValueError("loss returned NaN or an infinite value; pass a loss that is finite for "
-                         "every prediction (the default zero_one_loss is).")
+        raise ValueError(
+            "loss returned NaN or an infinite value; pass a loss that is finite for "
+            "every prediction (the default zero_one_loss is)."
+        )
     return LearningCurve(names=names, train_sizes=sizes, errors=errors, n_test=n_test)

@@ -42,8 +42,7 @@ __all__ = ["FisherDiscriminant", "fisher_direction", "scatter_matrices"]
 
 
 def _check_reg_covar(reg_covar: Any, owner: str) -> float:
-    if isinstance(reg_covar, bool) or not isinstance(reg_covar, Real) or not np.isfinite(reg_covar) \
-            or reg_covar < 0:
+    if isinstance(reg_covar, bool) or not isinstance(reg_covar, Real) or not np.isfinite(reg_covar) or reg_covar < 0:
         raise ValueError(
             f"reg_covar of {owner} is added to the diagonal of the within-class scatter and must "
             f"be a finite number >= 0; got {reg_covar!r}. Use 0.0 for the plain scatter, or a small "
@@ -56,11 +55,19 @@ def _class_statistics(X: NDArray[np.float64], y: Any, where: str):
     """Classes, counts, means, overall mean and the two scatter matrices of validated ``X``."""
     if y is None:
         raise ValueError(f"{where} requires y, one class label per row of X; got None.")
-    check_finite(X, f"X passed to {where} contains NaN or infinite values; remove those rows or "
-                    f"impute the values first (e.g. sklearn.impute.SimpleImputer).")
-    classes, codes = class_codes(y, X.shape[0], where, f"{where} needs at least two classes, but y "
-                                 f"holds only {{}}: with one class there is no between-class "
-                                 f"scatter to maximise. Add examples of another class.")
+    check_finite(
+        X,
+        f"X passed to {where} contains NaN or infinite values; remove those rows or "
+        f"impute the values first (e.g. sklearn.impute.SimpleImputer).",
+    )
+    classes, codes = class_codes(
+        y,
+        X.shape[0],
+        where,
+        f"{where} needs at least two classes, but y "
+        f"holds only {{}}: with one class there is no between-class "
+        f"scatter to maximise. Add examples of another class.",
+    )
     n = X.shape[0]
     counts = np.bincount(codes, minlength=classes.size)
     priors = counts / n
@@ -263,12 +270,14 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
         """
         reg_covar = _check_reg_covar(self.reg_covar, "FisherDiscriminant")
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=2)
-        classes, _, priors, means, overall, within, between = _class_statistics(
-            X, y, "FisherDiscriminant.fit")
+        classes, _, priors, means, overall, within, between = _class_statistics(X, y, "FisherDiscriminant.fit")
         d = X.shape[1]
         most = min(classes.size - 1, d)
         n_components = self._check_n_components(most, classes.size, d)
         within.flat[:: d + 1] += reg_covar
+        # Notebook 2.3 prints the lines from here to `total` (inspect.getsource) and compares them with its
+        # stored output: they keep their layout.
+        # fmt: off
         chol = cholesky(within, name="the within-class scatter S_W")
         # S_B v = lambda L L^T v; with u = L^T v this is (L^{-1} S_B L^{-T}) u = lambda u.
         half = solve_triangular(chol, between, lower=True, check_finite=False)
@@ -282,6 +291,7 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
         biggest = np.argmax(np.abs(scalings), axis=0)
         scalings *= np.sign(scalings[biggest, np.arange(n_components)])
         total = values.sum()
+        # fmt: on
 
         self.classes_ = classes
         self.priors_ = priors
@@ -290,16 +300,18 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
         self.within_scatter_ = within
         self.between_scatter_ = between
         self.eigenvalues_ = values[:n_components]
-        self.explained_variance_ratio_ = values[:n_components] / total if total > 0 else \
-            np.zeros(n_components)
+        self.explained_variance_ratio_ = values[:n_components] / total if total > 0 else np.zeros(n_components)
         self.scalings_ = scalings
         return self
 
     def _check_n_components(self, most: int, n_classes: int, d: int) -> int:
         if self.n_components is None:
             return most
-        if isinstance(self.n_components, bool) or not isinstance(self.n_components, numbers.Integral) \
-                or not 1 <= self.n_components <= most:
+        if (
+            isinstance(self.n_components, bool)
+            or not isinstance(self.n_components, numbers.Integral)
+            or not 1 <= self.n_components <= most
+        ):
             raise ValueError(
                 f"n_components must be an integer between 1 and min(n_classes - 1, n_features) = "
                 f"min({n_classes - 1}, {d}) = {most}: the between-class scatter of {n_classes} "
@@ -321,6 +333,7 @@ class FisherDiscriminant(TransformerMixin, BaseEstimator):
         Derived in ``notebooks/02.03-From-GDA-to-the-Logistic-Function.ipynb``.
         """
         X = fitted_input(self, X)
-        check_finite(X, "X passed to FisherDiscriminant.transform contains NaN or infinite values; "
-                        "remove or impute them first.")
+        check_finite(
+            X, "X passed to FisherDiscriminant.transform contains NaN or infinite values; remove or impute them first."
+        )
         return (X - self.xbar_) @ self.scalings_

@@ -78,8 +78,7 @@ def _as_square(value: ArrayLike, name: str, d: int, fix: str) -> NDArray[np.floa
 
 
 def _check_factor(chol: ArrayLike, d: int) -> NDArray[np.float64]:
-    chol = _as_square(chol, "chol", d, f"pass the ({d}, {d}) lower Cholesky factor returned by "
-                                       f"cholesky(cov).")
+    chol = _as_square(chol, "chol", d, f"pass the ({d}, {d}) lower Cholesky factor returned by cholesky(cov).")
     if np.any(np.triu(chol, 1)) or np.any(np.diag(chol) <= 0):
         raise ValueError(
             "chol must be lower triangular with a positive diagonal; pass cholesky(cov), not cov "
@@ -188,8 +187,7 @@ def cholesky(cov: ArrayLike, *, name: str = "cov") -> NDArray[np.float64]:
 
 def _factor_of(cov: ArrayLike, d: int) -> NDArray[np.float64]:
     """:func:`cholesky` of ``cov``, checked first to be a finite (d, d) matrix, d the mean's length."""
-    return cholesky(_as_square(cov, "cov", d, f"the covariance of a {d}-dimensional Gaussian is "
-                                              f"a ({d}, {d}) matrix."))
+    return cholesky(_as_square(cov, "cov", d, f"the covariance of a {d}-dimensional Gaussian is a ({d}, {d}) matrix."))
 
 
 # --------------------------------------------------------------------------- densities

@@ -36,9 +36,12 @@ _LOG_2PI = float(np.log(2.0 * np.pi))
 
 
 def _check_finite(X: NDArray[np.float64], where: str) -> None:
-    check_finite(X, f"X passed to GDA.{where} contains NaN or infinite values; a Gaussian cannot "
-                    f"score them. Remove those rows or impute the values first (e.g. "
-                    f"sklearn.impute.SimpleImputer).")
+    check_finite(
+        X,
+        f"X passed to GDA.{where} contains NaN or infinite values; a Gaussian cannot "
+        f"score them. Remove those rows or impute the values first (e.g. "
+        f"sklearn.impute.SimpleImputer).",
+    )
 
 
 class GDA(_JointClassifier):
@@ -110,9 +113,7 @@ class GDA(_JointClassifier):
     ``notebooks/02.04-Quadratic-Discriminant-Analysis.ipynb``.
     """
 
-    def __init__(
-        self, shared_covariance: bool = True, reg_covar: float = 0.0, priors: ArrayLike | None = None
-    ):
+    def __init__(self, shared_covariance: bool = True, reg_covar: float = 0.0, priors: ArrayLike | None = None):
         self.shared_covariance = shared_covariance
         self.reg_covar = reg_covar
         self.priors = priors
@@ -200,9 +201,7 @@ class GDA(_JointClassifier):
 
     def _check_params(self) -> tuple[bool, float]:
         if not isinstance(self.shared_covariance, (bool, np.bool_)):
-            raise ValueError(
-                f"shared_covariance must be True (LDA) or False (QDA); got {self.shared_covariance!r}."
-            )
+            raise ValueError(f"shared_covariance must be True (LDA) or False (QDA); got {self.shared_covariance!r}.")
         reg = self.reg_covar
         if isinstance(reg, bool) or not isinstance(reg, Real) or not np.isfinite(reg) or reg < 0:
             raise ValueError(
@@ -219,9 +218,14 @@ class GDA(_JointClassifier):
             )
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False)
         _check_finite(X, "fit")
-        classes, y_codes = class_codes(y, X.shape[0], "GDA.fit", "GDA needs at least two classes, "
-                                       "but y holds only one class ({}): with one class there is "
-                                       "nothing to discriminate. Add examples of another class.")
+        classes, y_codes = class_codes(
+            y,
+            X.shape[0],
+            "GDA.fit",
+            "GDA needs at least two classes, "
+            "but y holds only one class ({}): with one class there is "
+            "nothing to discriminate. Add examples of another class.",
+        )
         return X, y_codes, classes
 
     def _check_priors(self, counts: NDArray[np.intp], classes: NDArray[Any]) -> NDArray[np.float64]:
@@ -275,8 +279,9 @@ class GDA(_JointClassifier):
         return fitted_input(self, X)
 
     @staticmethod
-    def _finite(X: NDArray[np.float64], values: NDArray[np.float64], where: str,
-                covers_all: bool = True) -> NDArray[np.float64]:
+    def _finite(
+        X: NDArray[np.float64], values: NDArray[np.float64], where: str, covers_all: bool = True
+    ) -> NDArray[np.float64]:
         """Return ``values`` (computed from ``X``) once ``X`` is known to hold no NaN or infinity.
 
         A NaN or an infinity times a finite non-zero number is not finite, and neither is any sum
@@ -312,8 +317,7 @@ class GDA(_JointClassifier):
         joint = np.empty((X.shape[0], self.classes_.size))
         for k, chol_k in enumerate(self._chol):
             # (X - mu_k).T is Fortran-ordered: the solve works in place on it.
-            z = solve_triangular(chol_k, (X - self.means_[k]).T, lower=True,
-                                 check_finite=False, overwrite_b=True)
+            z = solve_triangular(chol_k, (X - self.means_[k]).T, lower=True, check_finite=False, overwrite_b=True)
             distances = self._finite(X, np.einsum("ij,ij->j", z, z), where)
             joint[:, k] = self._intercept[k] - 0.5 * distances
         return joint

@@ -31,8 +31,11 @@ _SOLVERS = ("newton", "gradient")
 
 
 def _check_finite(X: NDArray[np.float64]) -> None:
-    check_finite(X, "X contains NaN or infinite values; remove or impute them first "
-                    "(for example with sklearn.impute.SimpleImputer).")
+    check_finite(
+        X,
+        "X contains NaN or infinite values; remove or impute them first "
+        "(for example with sklearn.impute.SimpleImputer).",
+    )
 
 
 def _mean_objective(z, sign, theta, penalty) -> float:
@@ -194,8 +197,13 @@ class LogisticRegression(_ScoredClassifier):
         if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
             raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}.")
         for name, value, positive in (("tol", self.tol, False), ("learning_rate", self.learning_rate, True)):
-            if (isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value)
-                    or value < 0 or (positive and value == 0)):
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, numbers.Real)
+                or not np.isfinite(value)
+                or value < 0
+                or (positive and value == 0)
+            ):
                 bound = "> 0" if positive else ">= 0"
                 raise ValueError(f"{name} must be a finite number {bound}; got {value!r}.")
         return 0.0 if np.isinf(C) else 1.0 / float(C)
@@ -207,9 +215,7 @@ class LogisticRegression(_ScoredClassifier):
             X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
         except ValueError as exc:
             if "is expecting" in str(exc):  # scikit-learn names the problem; we add the fix
-                raise ValueError(
-                    f"{exc} Pass X with the same columns, in the same order, as in fit."
-                ) from None
+                raise ValueError(f"{exc} Pass X with the same columns, in the same order, as in fit.") from None
             raise
         _check_finite(X)
         return X
@@ -282,7 +288,8 @@ class LogisticRegression(_ScoredClassifier):
                 f"infinite, and the {self.solver!r} solver stopped after {self.n_iter_} iterations "
                 f"with one separating direction. Use a finite C (for example C=1.0), the MAP "
                 f"estimate under a Gaussian prior, to get finite weights.",
-                ConvergenceWarning, stacklevel=2,
+                ConvergenceWarning,
+                stacklevel=2,
             )
         elif not converged and self.tol > 0:  # tol=0 asks for exactly max_iter iterations
             warnings.warn(
@@ -290,7 +297,8 @@ class LogisticRegression(_ScoredClassifier):
                 f"iterations. Increase max_iter"
                 + (" or learning_rate (if the loss falls steadily)" if self.solver == "gradient" else "")
                 + ", or use a finite C if the classes are (nearly) separable.",
-                ConvergenceWarning, stacklevel=2,
+                ConvergenceWarning,
+                stacklevel=2,
             )
         return self
 
@@ -321,8 +329,7 @@ class LogisticRegression(_ScoredClassifier):
             hessian[diagonal] += penalty
             hessian /= n
             try:
-                step = -cho_solve(cho_factor(hessian, lower=True, check_finite=False), gradient,
-                                  check_finite=False)
+                step = -cho_solve(cho_factor(hessian, lower=True, check_finite=False), gradient, check_finite=False)
             except LinAlgError:
                 # Singular Hessian (C=np.inf with collinear features, or nearly separable data):
                 # take the minimum-norm Newton step instead.

@@ -21,7 +21,8 @@ Used in ``notebooks/02.01-The-Multivariate-Gaussian.ipynb``,
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import matplotlib as mpl
 import numpy as np
@@ -136,17 +137,13 @@ def _as_limits(limits: ArrayLike, name: str) -> tuple[float, float]:
     except (TypeError, ValueError):
         values = np.array([np.nan])
     if values.shape != (2,) or not np.all(np.isfinite(values)) or values[0] >= values[1]:
-        raise ValueError(
-            f"{name} must be a pair (low, high) of finite numbers with low < high; got {limits!r}."
-        )
+        raise ValueError(f"{name} must be a pair (low, high) of finite numbers with low < high; got {limits!r}.")
     return float(values[0]), float(values[1])
 
 
 def _check_resolution(resolution: int) -> int:
     if isinstance(resolution, bool) or not isinstance(resolution, (int, np.integer)) or resolution < 2:
-        raise ValueError(
-            f"resolution is the number of grid points per axis: an integer >= 2; got {resolution!r}."
-        )
+        raise ValueError(f"resolution is the number of grid points per axis: an integer >= 2; got {resolution!r}.")
     return int(resolution)
 
 
@@ -270,8 +267,7 @@ def decision_regions(
         classes = np.unique(np.concatenate(seen))
     except TypeError as exc:
         raise ValueError(
-            f"The predicted labels and y cannot be compared ({exc}); give y the label type that "
-            f"the predictor returns."
+            f"The predicted labels and y cannot be compared ({exc}); give y the label type that the predictor returns."
         ) from exc
     n_classes = classes.size
     if cmap is None:
@@ -287,8 +283,15 @@ def decision_regions(
         return regions
     codes = np.searchsorted(classes, y)
     for k in np.unique(codes):  # one marker per class: colour is not the only cue
-        ax.scatter(X[codes == k, 0], X[codes == k, 1], color=colours(norm(k)),
-                   marker=MARKERS[k % len(MARKERS)], s=18, edgecolors="k", linewidths=0.5)
+        ax.scatter(
+            X[codes == k, 0],
+            X[codes == k, 1],
+            color=colours(norm(k)),
+            marker=MARKERS[k % len(MARKERS)],
+            s=18,
+            edgecolors="k",
+            linewidths=0.5,
+        )
     return regions
 
 
@@ -354,9 +357,7 @@ def decision_boundary(
 # --------------------------------------------------------------------------- Gaussians
 
 
-def covariance_ellipse(
-    ax, mean: ArrayLike, cov: ArrayLike, n_std: float = 2.0, **patch_kwargs: Any
-) -> Ellipse:
+def covariance_ellipse(ax, mean: ArrayLike, cov: ArrayLike, n_std: float = 2.0, **patch_kwargs: Any) -> Ellipse:
     r"""Draw the ellipse :math:`(x-\mu)^\top \Sigma^{-1} (x-\mu) = k^2` with :math:`k` = ``n_std``.
 
     With :math:`\Sigma = \sum_i \lambda_i u_i u_i^\top`, the semi-axes point along the
@@ -512,8 +513,7 @@ def gaussian_surface(
     """
     if not callable(getattr(ax3d, "plot_surface", None)):
         raise ValueError(
-            f"ax3d must be a 3-D Axes; got {type(ax3d).__name__}. Create it with "
-            f"fig.add_subplot(projection='3d')."
+            f"ax3d must be a 3-D Axes; got {type(ax3d).__name__}. Create it with fig.add_subplot(projection='3d')."
         )
     mean, cov = _as_gaussian(mean, cov, strict=True)
     xx, yy, grid = _grid(_as_limits(xlim, "xlim"), _as_limits(ylim, "ylim"), _check_resolution(resolution))

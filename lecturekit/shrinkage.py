@@ -67,8 +67,7 @@ def _as_data(X: ArrayLike, where: str) -> NDArray[np.float64]:
             f"n_features) with at least one row and one column; got shape {X.shape}. For a "
             f"single feature use X.reshape(-1, 1)."
         )
-    check_finite(X, f"X passed to {where} contains NaN or infinite values; remove or impute them "
-                    f"first.")
+    check_finite(X, f"X passed to {where} contains NaN or infinite values; remove or impute them first.")
     return X
 
 
@@ -88,9 +87,14 @@ def _weighting(value: Any) -> str:
 
 
 def _labels(X: NDArray[np.float64], y: ArrayLike, where: str):
-    return class_codes(y, X.shape[0], where, f"{where} needs at least two classes (the pooled "
-                       f"covariance pools them), but y holds only one class, {{}}; add examples "
-                       f"of another class.")
+    return class_codes(
+        y,
+        X.shape[0],
+        where,
+        f"{where} needs at least two classes (the pooled "
+        f"covariance pools them), but y holds only one class, {{}}; add examples "
+        f"of another class.",
+    )
 
 
 def _shrink_to_scaled_identity(cov: NDArray[np.float64], gamma: ArrayLike) -> NDArray[np.float64]:
@@ -407,13 +411,13 @@ class RDA(_JointClassifier):
             )
         gamma = None if ledoit else _fraction(self.gamma, "gamma")
         X = validate_data(self, X, dtype=np.float64, ensure_all_finite=False)
-        check_finite(X, "X passed to RDA.fit contains NaN or infinite values; remove or impute "
-                        "them first.")
+        check_finite(X, "X passed to RDA.fit contains NaN or infinite values; remove or impute them first.")
         classes, codes = _labels(X, y, "RDA.fit")
         counts, means, scatters = _class_statistics(X, codes, classes.size)
         if ledoit:
-            gammas = np.array([ledoit_wolf_shrinkage(X[codes == k]) if counts[k] > 1 else 1.0
-                               for k in range(classes.size)])
+            gammas = np.array(
+                [ledoit_wolf_shrinkage(X[codes == k]) if counts[k] > 1 else 1.0 for k in range(classes.size)]
+            )
         else:
             gammas = np.full(classes.size, gamma)
         covariances = _shrink_to_scaled_identity(_blend(counts, scatters, alpha, weighting), gammas)
@@ -443,10 +447,10 @@ class RDA(_JointClassifier):
 
     def _predict_input(self, X: ArrayLike) -> NDArray[np.float64]:
         X = fitted_input(self, X)
-        check_finite(X, "X passed to RDA contains NaN or infinite values; remove or impute them "
-                        "first.")
+        check_finite(X, "X passed to RDA contains NaN or infinite values; remove or impute them first.")
         return X
 
     def _joint(self, X: NDArray[np.float64], where: str) -> NDArray[np.float64]:
-        return np.column_stack([self._intercept[k] - 0.5 * mahalanobis_sq(X, self.means_[k], chol)
-                                for k, chol in enumerate(self._chol)])
+        return np.column_stack(
+            [self._intercept[k] - 0.5 * mahalanobis_sq(X, self.means_[k], chol) for k, chol in enumerate(self._chol)]
+        )

@@ -71,8 +71,9 @@ __all__ = [
 # --------------------------------------------------------------------------- helpers
 
 
-def _pseudo_count_estimate(counts: ArrayLike, pseudo: NDArray[np.float64], axis: int,
-                           empty: str) -> NDArray[np.float64]:
+def _pseudo_count_estimate(
+    counts: ArrayLike, pseudo: NDArray[np.float64], axis: int, empty: str
+) -> NDArray[np.float64]:
     """``(counts + pseudo) / sum(counts + pseudo)`` along ``axis``: every estimate in this module.
 
     ``pseudo`` broadcasts against ``counts`` with the category axis moved last (so a vector of
@@ -114,11 +115,14 @@ def _prior_parameter(value: ArrayLike, name: str, least: float) -> NDArray[np.fl
     if np.any(array < least):
         raise ValueError(
             f"{name} must be >= {least:g}; got {array.min():g}. "
-            + ("A parameter below 1 is a negative pseudo-count: it pushes the estimate towards "
-               "0 and 1 instead of smoothing it, and for a value never observed the posterior "
-               "density is unbounded at 0, so the closed form is not its mode. Use a parameter "
-               ">= 1 (add-alpha smoothing is alpha + 1) or the posterior mean." if least == 1 else
-               "Prior parameters are pseudo-counts and cannot be negative.")
+            + (
+                "A parameter below 1 is a negative pseudo-count: it pushes the estimate towards "
+                "0 and 1 instead of smoothing it, and for a value never observed the posterior "
+                "density is unbounded at 0, so the closed form is not its mode. Use a parameter "
+                ">= 1 (add-alpha smoothing is alpha + 1) or the posterior mean."
+                if least == 1
+                else "Prior parameters are pseudo-counts and cannot be negative."
+            )
         )
     return array
 
@@ -137,7 +141,10 @@ def _as_trials(successes: ArrayLike, trials: ArrayLike) -> NDArray[np.float64]:
     trials = _as_counts(np.atleast_1d(trials), "trials")
     successes, trials = _broadcast(
         f"successes of shape {successes.shape} and trials of shape {trials.shape} do not "
-        f"broadcast; give one number of trials, or one per count of successes.", successes, trials)
+        f"broadcast; give one number of trials, or one per count of successes.",
+        successes,
+        trials,
+    )
     if np.any(successes > trials):
         raise ValueError(
             "successes exceeds trials somewhere; trials is the number of observations N and "
@@ -153,12 +160,16 @@ def _scalar_if_0d(result: NDArray[np.float64], *inputs: ArrayLike) -> NDArray[np
 
 def _beta_estimate(successes, trials, a, b, least: float, shift: float, empty: str):
     """A Beta estimate is the two-category Dirichlet one on the counts (N_1, N - N_1)."""
-    pseudo = np.stack(np.broadcast_arrays(_prior_parameter(a, "a", least),
-                                          _prior_parameter(b, "b", least)), axis=-1) - shift
+    pseudo = (
+        np.stack(np.broadcast_arrays(_prior_parameter(a, "a", least), _prior_parameter(b, "b", least)), axis=-1) - shift
+    )
     counts = _as_trials(successes, trials)
     counts, pseudo = _broadcast(
         f"a and b of shape {pseudo.shape[:-1]} do not broadcast against the counts of shape "
-        f"{counts.shape[:-1]}; give one prior, or one per count.", counts, pseudo)
+        f"{counts.shape[:-1]}; give one prior, or one per count.",
+        counts,
+        pseudo,
+    )
     estimate = _pseudo_count_estimate(counts, pseudo, -1, empty)[..., 0]
     return _scalar_if_0d(estimate, successes, trials, a, b)
 
@@ -166,8 +177,9 @@ def _beta_estimate(successes, trials, a, b, least: float, shift: float, empty: s
 # --------------------------------------------------------------------------- Beta prior
 
 
-def beta_map(successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 2.0,
-             b: ArrayLike = 2.0) -> NDArray[np.float64] | float:
+def beta_map(
+    successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 2.0, b: ArrayLike = 2.0
+) -> NDArray[np.float64] | float:
     r"""MAP estimate of a Bernoulli parameter under a Beta(a, b) prior.
 
     The posterior is :math:`\mathrm{Beta}(N_1 + a, N - N_1 + b)` and its mode is
@@ -212,15 +224,23 @@ def beta_map(successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 2.0,
     Derived in notebooks/04.02-MAP-Estimation.ipynb.
     """
     return _beta_estimate(
-        successes, trials, a, b, least=1.0, shift=1.0,
-        empty=("No trials under the flat prior Beta(1, 1): the posterior is flat, so every value "
-               "is a mode. Use a + b > 2 (e.g. a = b = 2, Laplace smoothing) or the posterior "
-               "mean."),
+        successes,
+        trials,
+        a,
+        b,
+        least=1.0,
+        shift=1.0,
+        empty=(
+            "No trials under the flat prior Beta(1, 1): the posterior is flat, so every value "
+            "is a mode. Use a + b > 2 (e.g. a = b = 2, Laplace smoothing) or the posterior "
+            "mean."
+        ),
     )
 
 
-def beta_posterior_mean(successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 1.0,
-                        b: ArrayLike = 1.0) -> NDArray[np.float64] | float:
+def beta_posterior_mean(
+    successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 1.0, b: ArrayLike = 1.0
+) -> NDArray[np.float64] | float:
     r"""Posterior mean of a Bernoulli parameter under a Beta(a, b) prior.
 
     :math:`E[\theta \mid \text{data}] = (N_1 + a) / (N + a + b)`: the MLE with :math:`a`
@@ -259,17 +279,20 @@ def beta_posterior_mean(successes: ArrayLike, trials: ArrayLike, a: ArrayLike = 
     Derived in notebooks/04.02-MAP-Estimation.ipynb.
     """
     return _beta_estimate(
-        successes, trials, a, b, least=0.0, shift=0.0,
-        empty="No trials and a = b = 0: the estimate is 0/0. Use a prior with a + b > 0 "
-              "(a = b = 1 is the flat prior).",
+        successes,
+        trials,
+        a,
+        b,
+        least=0.0,
+        shift=0.0,
+        empty="No trials and a = b = 0: the estimate is 0/0. Use a prior with a + b > 0 (a = b = 1 is the flat prior).",
     )
 
 
 # --------------------------------------------------------------------------- Dirichlet prior
 
 
-def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0,
-                  axis: int = -1) -> NDArray[np.float64]:
+def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0, axis: int = -1) -> NDArray[np.float64]:
     r"""MAP estimate of categorical probabilities under a Dirichlet(:math:`a`) prior.
 
     The posterior is :math:`\mathrm{Dirichlet}(N_1 + a_1, \dots, N_R + a_R)` and its mode
@@ -315,15 +338,16 @@ def dirichlet_map(counts: ArrayLike, concentration: ArrayLike = 2.0,
     """
     pseudo = _prior_parameter(concentration, "concentration", 1.0) - 1.0
     return _pseudo_count_estimate(
-        counts, pseudo, axis,
+        counts,
+        pseudo,
+        axis,
         "A slice of counts has no observations and the prior is flat (concentration 1), so the "
         "posterior is flat and every distribution is a mode. Use concentration > 1 (2 is Laplace "
         "smoothing) or drop the empty class.",
     )
 
 
-def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
-                             axis: int = -1) -> NDArray[np.float64]:
+def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0, axis: int = -1) -> NDArray[np.float64]:
     r"""Posterior mean of categorical probabilities under a Dirichlet(:math:`a`) prior.
 
     :math:`E[\phi_j \mid \text{data}] = (N_j + a_j) / (N + \sum_{j'} a_{j'})`. A symmetric prior
@@ -364,7 +388,9 @@ def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
     """
     pseudo = _prior_parameter(concentration, "concentration", 0.0)
     return _pseudo_count_estimate(
-        counts, pseudo, axis,
+        counts,
+        pseudo,
+        axis,
         "A slice of counts has no observations and the prior adds no pseudo-counts "
         "(concentration 0), so the estimate is 0/0. Use concentration > 0 or drop the empty "
         "class.",
@@ -377,8 +403,9 @@ def dirichlet_posterior_mean(counts: ArrayLike, concentration: ArrayLike = 1.0,
 def _as_distribution(values: ArrayLike, name: str, axis: int) -> NDArray[np.float64]:
     array = _as_float_array(values, name)
     if np.any(array < 0) or np.any(array > 1):
-        raise ValueError(f"{name} holds probabilities and must lie in [0, 1]; normalise the counts "
-                         f"first (e.g. with mle).")
+        raise ValueError(
+            f"{name} holds probabilities and must lie in [0, 1]; normalise the counts first (e.g. with mle)."
+        )
     try:
         if array.shape[axis] == 0:
             raise ValueError(f"{name} has no categories along axis {axis} (an empty vocabulary).")
@@ -396,13 +423,11 @@ def _as_distribution(values: ArrayLike, name: str, axis: int) -> NDArray[np.floa
 
 def _check_lam(lam: float) -> float:
     if isinstance(lam, bool) or not isinstance(lam, Real) or not 0 <= lam <= 1:  # NaN fails too
-        raise ValueError(f"lam is the weight of the conditional estimate and must be a number in "
-                         f"[0, 1]; got {lam!r}.")
+        raise ValueError(f"lam is the weight of the conditional estimate and must be a number in [0, 1]; got {lam!r}.")
     return float(lam)
 
 
-def interpolate(conditional: ArrayLike, marginal: ArrayLike, lam: float,
-                axis: int = -1) -> NDArray[np.float64]:
+def interpolate(conditional: ArrayLike, marginal: ArrayLike, lam: float, axis: int = -1) -> NDArray[np.float64]:
     r"""Linear interpolation (Jelinek-Mercer smoothing): :math:`\lambda P(x \mid y) + (1 - \lambda) P(x)`.
 
     A class-conditional estimate from few examples is shrunk towards the estimate from all
@@ -500,8 +525,9 @@ def interpolated_estimate(counts: ArrayLike, lam: float) -> NDArray[np.float64]:
     if counts.shape[1] == 0:
         raise ValueError("counts has no values (an empty vocabulary); there is nothing to estimate.")
     if counts.sum() == 0:
-        raise ValueError("counts holds no observations at all, so neither P(x | y) nor P(x) is "
-                         "defined; count some data first.")
+        raise ValueError(
+            "counts holds no observations at all, so neither P(x | y) nor P(x) is defined; count some data first."
+        )
     marginal = mle(counts.sum(axis=0))
     if lam == 0:  # the conditional carries no weight, so an empty class is harmless
         conditional = np.broadcast_to(marginal, counts.shape)

@@ -76,9 +76,12 @@ def prebuild(shared: Path) -> None:
 
 
 def pytest_addoption(parser):
-    parser.addoption("--every-wrong-answer", action="store_true",
-                     help="grade every catalogued wrong answer (notebooks/wrong-answers/), not only each "
-                          "question's first mistake and first shortcut")
+    parser.addoption(
+        "--every-wrong-answer",
+        action="store_true",
+        help="grade every catalogued wrong answer (notebooks/wrong-answers/), not only each "
+        "question's first mistake and first shortcut",
+    )
 
 
 def pytest_sessionstart(session):
@@ -90,14 +93,21 @@ def pytest_sessionstart(session):
     """
     config = session.config
     whole_suite = config.args_source == pytest.Config.ArgsSource.TESTPATHS
-    if ("PYTEST_XDIST_WORKER" in os.environ or not getattr(config.option, "numprocesses", None)
-            or not whole_suite or "not slow" in (config.option.markexpr or "")):
+    if (
+        "PYTEST_XDIST_WORKER" in os.environ
+        or not getattr(config.option, "numprocesses", None)
+        or not whole_suite
+        or "not slow" in (config.option.markexpr or "")
+    ):
         return
     shared = config._tmp_path_factory.getbasetemp()
     with open(shared / "prebuild.log", "w") as log:
         config.stash[PREBUILD] = subprocess.Popen(
             [sys.executable, "-c", f"import conftest; conftest.prebuild(__import__('pathlib').Path({str(shared)!r}))"],
-            cwd=Path(__file__).parent, stdout=log, stderr=subprocess.STDOUT)
+            cwd=Path(__file__).parent,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def pytest_sessionfinish(session):

@@ -43,8 +43,9 @@ def wrong_indices(entries: list[dict]) -> list[int]:
     return [i for i, e in enumerate(entries) if "mistake" in e]
 
 
-def simulate(pool: dict[str, list[int]], named: dict[str, set[int]], students: int = STUDENTS,
-             seed: int = SEED) -> SimulatedClass:
+def simulate(
+    pool: dict[str, list[int]], named: dict[str, set[int]], students: int = STUDENTS, seed: int = SEED
+) -> SimulatedClass:
     """The class's answers.
 
     Parameters
@@ -89,8 +90,9 @@ def simulate(pool: dict[str, list[int]], named: dict[str, set[int]], students: i
     return SimulatedClass(abilities, difficulties, planted, rarest, answers, (original, copy))
 
 
-def compose(simulated: SimulatedClass, outcomes: dict[tuple[str, str], tuple[float, str, float]],
-            assignment: str) -> list[dict]:
+def compose(
+    simulated: SimulatedClass, outcomes: dict[tuple[str, str], tuple[float, str, float]], assignment: str
+) -> list[dict]:
     """The rows of ``scores.csv`` the class's notebooks would get, question by question from ``outcomes``."""
     rows = []
     for name, answers in simulated.answers.items():
@@ -101,14 +103,20 @@ def compose(simulated: SimulatedClass, outcomes: dict[tuple[str, str], tuple[flo
             row[q], row[f"{q} reason"] = score, reason
             seconds.append(took)
         possible = sum(outcomes["solution", q][0] for q in answers)
-        row.update(total=sum(row[q] for q in answers), possible=possible, seconds=round(float(np.mean(seconds)), 1),
-                   isolated="yes", error="")
+        row.update(
+            total=sum(row[q] for q in answers),
+            possible=possible,
+            seconds=round(float(np.mean(seconds)), 1),
+            isolated="yes",
+            error="",
+        )
         rows.append(row)
     return rows
 
 
-def synthetic_outcomes(catalogue: dict[str, list[dict]], possible: dict[str, float],
-                       seed: int = SEED) -> dict[tuple[str, str], tuple[float, str, float]]:
+def synthetic_outcomes(
+    catalogue: dict[str, list[dict]], possible: dict[str, float], seed: int = SEED
+) -> dict[tuple[str, str], tuple[float, str, float]]:
     """What the grader might say, made up: a named mistake's reason holds its feedback words, the
     others say how many tests failed; a wrong answer earns nothing, a blank nothing."""
     rng = np.random.default_rng(seed)

@@ -48,8 +48,9 @@ FOCUS_JS = r"""() => {
     const colour = (layer.match(/rgba?\([^)]*\)/) || ['transparent'])[0];
     return opaque(colour) && (layer.match(/-?[\d.]+px/g) || []).some(length => parseFloat(length) !== 0);
   });
+  const text = (el.innerText || el.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' ').slice(0, 50);
   return {
-    name: `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${(el.innerText || el.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' ').slice(0, 50)}"`,
+    name: `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} "${text}"`,
     href: el.getAttribute('href'),
     navigation: !!el.closest('nav.bd-docs-nav'),
     menu_toggle: el.matches('.dropdown-toggle[data-bs-toggle="dropdown"]'),
@@ -58,9 +59,13 @@ FOCUS_JS = r"""() => {
     indicated: el.matches(':focus-visible') && (outline || shadow),
   };
 }"""
-NAVIGATION_LINKS_JS = "() => Array.from(document.querySelectorAll('nav.bd-docs-nav a[href]')).map(a => a.getAttribute('href'))"
-MENU_SHOWN_JS = "() => { const m = document.activeElement.closest('.dropdown').querySelector('.dropdown-menu'); " \
+NAVIGATION_LINKS_JS = (
+    "() => Array.from(document.querySelectorAll('nav.bd-docs-nav a[href]')).map(a => a.getAttribute('href'))"
+)
+MENU_SHOWN_JS = (
+    "() => { const m = document.activeElement.closest('.dropdown').querySelector('.dropdown-menu'); "
     "return m.classList.contains('show') && m.checkVisibility(); }"
+)
 
 
 def focus(page) -> dict:
@@ -87,8 +92,9 @@ def test_the_keyboard_reaches_the_navigation_and_opens_the_download_menu(browser
             if stops[-1] and stops[-1]["menu_toggle"]:
                 break
         names = [stop["name"] if stop else "(nothing)" for stop in stops]
-        assert stops[-1] and stops[-1]["menu_toggle"], \
+        assert stops[-1] and stops[-1]["menu_toggle"], (
             f"{path}: {MAX_TABS} presses of Tab did not reach the download menu; focus went to {names}"
+        )
         reached = [stop["href"] for stop in stops if stop and stop["navigation"]]
         assert reached == links, f"{path}: Tab reached the navigation links {reached}, the page has {links}"
         unseen = [stop["name"] for stop in stops if stop and not (stop["shown"] and stop["indicated"])]
@@ -106,8 +112,9 @@ def test_the_keyboard_reaches_the_navigation_and_opens_the_download_menu(browser
         assert focus(page)["menu_toggle"], f"{path}: Escape did not give the focus back to the menu's button"
         page.keyboard.press("Tab")
         after = focus(page)
-        assert after and not after["menu_toggle"] and not after["menu_item"] and after["indicated"], \
+        assert after and not after["menu_toggle"] and not after["menu_item"] and after["indicated"], (
             f"{path}: after the menu closed, Tab went to {after}"
+        )
     finally:
         context.close()
     assert not outside, f"{path}: requests off 127.0.0.1 (blocked): {outside}"

@@ -7,8 +7,9 @@ from conftest import ROOT
 
 
 def test_benchmarks_run_and_report_ratios():
-    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick"],
-                            capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick"], capture_output=True, text=True, check=True
+    )
     lines = [line for line in result.stdout.splitlines() if "ratio" in line]
     assert lines, result.stdout + result.stderr
     for line in lines:

@@ -44,8 +44,8 @@ import nbformat
 import numpy as np
 import pytest
 import simulated_class
-from conftest import ROOT
 
+from conftest import ROOT
 from coursekit import exercises
 from coursekit.build.pdf import chromium_executable, served  # Debian\'s Chromium; a folder over http
 from coursekit.grading import export
@@ -83,15 +83,23 @@ def chromium() -> str:
     missing = []
     executable = chromium_executable()
     if executable is None:
-        where = f"CHROMIUM_PATH={os.environ['CHROMIUM_PATH']} is not" if os.environ.get("CHROMIUM_PATH") \
+        where = (
+            f"CHROMIUM_PATH={os.environ['CHROMIUM_PATH']} is not"
+            if os.environ.get("CHROMIUM_PATH")
             else "no chromium on PATH, nor is /usr/bin/chromium"
-        missing.append(f"Chromium ({where} an executable): `apt-get install chromium` on Debian or Ubuntu, "
-                       "or set CHROMIUM_PATH to a Chromium executable")
+        )
+        missing.append(
+            f"Chromium ({where} an executable): `apt-get install chromium` on Debian or Ubuntu, "
+            "or set CHROMIUM_PATH to a Chromium executable"
+        )
     if importlib.util.find_spec("playwright") is None:
         missing.append(f"Playwright: `pip install {playwright_pin()}` (`make setup` installs it)")
     if missing:
-        message = ("the browser tests need " + "; and ".join(missing)
-                   + ". Never `playwright install`: the tests drive the system's Chromium.")
+        message = (
+            "the browser tests need "
+            + "; and ".join(missing)
+            + ". Never `playwright install`: the tests drive the system's Chromium."
+        )
         if os.environ.get("CI"):
             pytest.fail(f"CI must run the browser tests, but {message}", pytrace=False)
         pytest.skip(message)
@@ -317,7 +325,7 @@ def test_math_is_typeset_and_no_tex_is_left_showing(visits):
         found = [f"not typeset: {text!r}" for text in math["untypeset"]]
         found += [f"MathJax error: {error!r}" for error in math["errors"]]
         for match in RAW_TEX.finditer(math["text"]):
-            context = math["text"][max(0, match.start() - 60): match.end() + 60].replace("\n", " ")
+            context = math["text"][max(0, match.start() - 60) : match.end() + 60].replace("\n", " ")
             found.append(f"raw TeX {match.group()!r} in: ...{context}...")
         problems[path] = found
     assert not report(problems), "math problems:\n" + report(problems)
@@ -331,8 +339,10 @@ def test_every_page_meets_wcag_21_aa(visits):
     assert AXE.is_file(), f"axe-core is missing ({AXE}): run `npm ci` (`make setup` does)"
     problems, nodes = {}, Counter()
     for path, seen in visits.items():
-        problems[path] = [f"{v['rule']} ({v['impact']}, {len(v['nodes'])} nodes): {v['help']}: "
-                          + "; ".join(v["nodes"][:3]) for v in seen.violations]
+        problems[path] = [
+            f"{v['rule']} ({v['impact']}, {len(v['nodes'])} nodes): {v['help']}: " + "; ".join(v["nodes"][:3])
+            for v in seen.violations
+        ]
         nodes.update({v["rule"]: len(v["nodes"]) for v in seen.violations})
     summary = ", ".join(f"{rule}: {count} nodes" for rule, count in nodes.most_common())
     assert not report(problems), f"WCAG 2.1 AA violations ({summary}):\n" + report(problems)
@@ -345,8 +355,9 @@ def test_every_chapter_has_a_screenshot_that_shows_a_page(visits, screenshots):
     assert chapters
     for path, seen in chapters.items():
         shot = seen.screenshot
-        assert shot is not None and shot.parent == screenshots and shot.is_file(), \
+        assert shot is not None and shot.parent == screenshots and shot.is_file(), (
             f"{path}: no screenshot in {screenshots}"
+        )
         size = shot.stat().st_size
         assert 50_000 < size < 50_000_000, f"{shot}: {size} bytes is not the size of a chapter's screenshot"
         with Image.open(shot) as image:
@@ -381,8 +392,10 @@ def report_site(chromium, tmp_path_factory):
     rows.append({"submission": "zoe/notes.ipynb", "assignment": "", "error": "not a readable notebook (not JSON)"})
     write_scores(rows, folder / "scores.csv")
     rows = analysis.read_scores(folder / "scores.csv")
-    summaries = [analysis.summarize(name, graded, possible, catalogue)
-                 for name, graded in analysis.graded_by_assignment(rows).items()]
+    summaries = [
+        analysis.summarize(name, graded, possible, catalogue)
+        for name, graded in analysis.graded_by_assignment(rows).items()
+    ]
     assert summaries[0].pairs, "the simulated class copies: the page should show a pair"
     page = instructor_report.render(summaries, rows, export.gradebook(rows), "simulated class")
     (folder / "report.html").write_text(page, encoding="utf-8")
@@ -448,8 +461,7 @@ class Lab:
 # attached to the page (windowing off), so that the test sees the whole notebook.
 LAB_SETTINGS = {
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
-        "fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false", "checkForUpdates": False},
 }
 
 
@@ -462,21 +474,42 @@ def jupyterlab(chromium, release, tmp_path_factory):
         (root / "settings" / name).parent.mkdir(parents=True, exist_ok=True)
         (root / "settings" / name).write_text(json.dumps(values))
     port, token = free_port(), secrets.token_hex(24)
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(root / "config"), "JUPYTER_DATA_DIR": str(root / "data"),
-           "JUPYTER_RUNTIME_DIR": str(root / "runtime"), "IPYTHONDIR": str(root / "ipython")}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(root / "config"),
+        "JUPYTER_DATA_DIR": str(root / "data"),
+        "JUPYTER_RUNTIME_DIR": str(root / "runtime"),
+        "IPYTHONDIR": str(root / "ipython"),
+    }
     command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--ServerApp.token={token}",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--ServerApp.root_dir={notebooks}", f"--LabApp.user_settings_dir={root / 'settings'}",
-        f"--LabApp.workspaces_dir={root / 'workspaces'}", "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.extension_manager=readonly",
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--ServerApp.token={token}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.root_dir={notebooks}",
+        f"--LabApp.user_settings_dir={root / 'settings'}",
+        f"--LabApp.workspaces_dir={root / 'workspaces'}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--allow-root")  # CI's machine runs as root
     log = root / "jupyterlab.log"
     with log.open("wb") as output:
-        process = subprocess.Popen(command, cwd=notebooks, env=env, stdout=output, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=notebooks,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -524,8 +557,9 @@ def question_sources(nb_path: Path, function: str) -> tuple[str, str]:
         (found,) = [c for c in nb.cells if c.cell_type == "code" and c.source.startswith(f"def {function}(")]
         return found.source
 
-    solution = "\n".join(line for line in cell(master).splitlines()
-                         if line.strip() not in ("# BEGIN SOLUTION", "# END SOLUTION"))
+    solution = "\n".join(
+        line for line in cell(master).splitlines() if line.strip() not in ("# BEGIN SOLUTION", "# END SOLUTION")
+    )
     return cell(student), solution + "\n"
 
 
@@ -548,7 +582,8 @@ def code_cell(page, starts_with: str):
     index = page.evaluate(
         """(start) => Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell'))
              .findIndex(cell => (cell.querySelector('.cm-content')?.textContent || '').startsWith(start))""",
-        starts_with)
+        starts_with,
+    )
     assert index >= 0, f"no code cell starts with {starts_with!r}"
     return page.locator(".jp-NotebookPanel .jp-CodeCell").nth(index)
 

@@ -26,8 +26,20 @@ def requirement_pins() -> dict[str, str]:
 
 def test_requirements_pin_the_course_toolchain():
     required = requirement_pins()
-    for package in ["jupyter-book", "sphinx", "myst-nb", "nbval", "jupyterlab", "otter-grader", "numpy",
-                    "matplotlib", "scipy", "scikit-learn", "pytest", "hypothesis"]:
+    for package in [
+        "jupyter-book",
+        "sphinx",
+        "myst-nb",
+        "nbval",
+        "jupyterlab",
+        "otter-grader",
+        "numpy",
+        "matplotlib",
+        "scipy",
+        "scikit-learn",
+        "pytest",
+        "hypothesis",
+    ]:
         assert package in required, f"{package} is not pinned in requirements.txt"
     assert required["jupyter-book"].startswith("1."), "the course is a Jupyter Book 1 book"
 

@@ -31,14 +31,16 @@ IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
 MIN_WORDS = 12
 
 # A file name or a path (what myst-nb writes without metadata), or a long hexadecimal hash.
-FILE_LIKE = re.compile(r"\.(png|jpe?g|gif|svg|webp|pdf)\b|_images/|(^|\s)\.{0,2}/\S|[0-9a-f]{16,}",
-                       flags=re.IGNORECASE)
+FILE_LIKE = re.compile(r"\.(png|jpe?g|gif|svg|webp|pdf)\b|_images/|(^|\s)\.{0,2}/\S|[0-9a-f]{16,}", flags=re.IGNORECASE)
 
 
 def image_outputs(cell) -> list[dict]:
-    return [output for output in cell.get("outputs", [])
-            if output.get("output_type") in ("display_data", "execute_result")
-            and any(kind in output.get("data", {}) for kind in IMAGE_TYPES)]
+    return [
+        output
+        for output in cell.get("outputs", [])
+        if output.get("output_type") in ("display_data", "execute_result")
+        and any(kind in output.get("data", {}) for kind in IMAGE_TYPES)
+    ]
 
 
 def problems_of_cell(cell) -> list[str]:
@@ -50,24 +52,32 @@ def problems_of_cell(cell) -> list[str]:
     alt = str((mystnb.get("image") or {}).get("alt") or "").strip()
     problems = []
     if len(images) > 1:
-        problems.append(f"draws {len(images)} figures, which myst-nb would give one alt text: "
-                        f"split the cell, one figure each")
+        problems.append(
+            f"draws {len(images)} figures, which myst-nb would give one alt text: split the cell, one figure each"
+        )
     if not alt:
         problems.append('has no alt text: add "mystnb": {"image": {"alt": "..."}} to its metadata')
     elif FILE_LIKE.search(alt):
         problems.append(f"has an alt text that looks like a file name or a hash: {alt!r}")
     elif len(alt.split()) < MIN_WORDS:
-        problems.append(f"has an alt text of {len(alt.split())} words ({alt!r}): say what is plotted "
-                        f"against what and what the reader should see, in at least {MIN_WORDS} words")
+        problems.append(
+            f"has an alt text of {len(alt.split())} words ({alt!r}): say what is plotted "
+            f"against what and what the reader should see, in at least {MIN_WORDS} words"
+        )
     figure = mystnb.get("figure")
     if figure is not None:
-        displays = [output for output in cell.get("outputs", [])
-                    if output.get("output_type") in ("display_data", "execute_result")]
+        displays = [
+            output
+            for output in cell.get("outputs", [])
+            if output.get("output_type") in ("display_data", "execute_result")
+        ]
         if not str(figure.get("caption") or "").strip():
             problems.append("has figure options without a caption")
         if len(displays) != len(images):
-            problems.append("has a caption but also a non-image display output, which myst-nb would "
-                            "wrap in the same figure: print it instead, or move it to another cell")
+            problems.append(
+                "has a caption but also a non-image display output, which myst-nb would "
+                "wrap in the same figure: print it instead, or move it to another cell"
+            )
     return problems
 
 
@@ -117,8 +127,15 @@ def test_every_notebook_that_draws_sets_the_course_style_first():
 
 
 def test_the_course_has_figures_to_check():
-    assert sum(len(image_outputs(cell)) for path in NOTEBOOKS
-               for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code") >= 40
+    assert (
+        sum(
+            len(image_outputs(cell))
+            for path in NOTEBOOKS
+            for cell in nbformat.read(path, as_version=4).cells
+            if cell.cell_type == "code"
+        )
+        >= 40
+    )
 
 
 # --------------------------------------------------------------------------- the check can fail
@@ -126,8 +143,11 @@ def test_the_course_has_figures_to_check():
 
 def figure_cell(alt=None, *, outputs=None, figure=None):
     cell = nbformat.v4.new_code_cell("plt.plot([1, 2]); plt.show()")
-    cell.outputs = outputs if outputs is not None else [
-        nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})]
+    cell.outputs = (
+        outputs
+        if outputs is not None
+        else [nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "text/plain": "<Figure>"})]
+    )
     mystnb = {}
     if alt is not None:
         mystnb["image"] = {"alt": alt}
@@ -138,18 +158,23 @@ def figure_cell(alt=None, *, outputs=None, figure=None):
     return cell
 
 
-GOOD = ("Test error against the number of training examples for GDA and logistic regression: "
-        "GDA is lower below 100 examples, the two meet beyond 1,000.")
+GOOD = (
+    "Test error against the number of training examples for GDA and logistic regression: "
+    "GDA is lower below 100 examples, the two meet beyond 1,000."
+)
 
 
-@pytest.mark.parametrize("alt, expected", [
-    (None, "no alt text"),
-    ("", "no alt text"),
-    ("../_images/e768e6a1b2c3d4e5f60718293a4b5c6d.png", "file name or a hash"),
-    ("figure_3.png", "file name or a hash"),
-    ("e768e6a1b2c3d4e5f60718293a4b5c6d7e8f", "file name or a hash"),
-    ("A plot of the error.", "words"),
-])
+@pytest.mark.parametrize(
+    "alt, expected",
+    [
+        (None, "no alt text"),
+        ("", "no alt text"),
+        ("../_images/e768e6a1b2c3d4e5f60718293a4b5c6d.png", "file name or a hash"),
+        ("figure_3.png", "file name or a hash"),
+        ("e768e6a1b2c3d4e5f60718293a4b5c6d7e8f", "file name or a hash"),
+        ("A plot of the error.", "words"),
+    ],
+)
 def test_a_missing_or_meaningless_alt_text_is_reported(alt, expected):
     problems = problems_of_cell(figure_cell(alt))
     assert len(problems) == 1 and expected in problems[0]
@@ -201,8 +226,11 @@ def file_like_alts(html_root: Path) -> list[str]:
     for page in sorted(html_root.rglob("*.html")):
         parser = Images()
         parser.feed(page.read_text(encoding="utf-8"))
-        found += [f"{page.relative_to(html_root)}: {src} has alt {alt!r}"
-                  for src, alt in parser.alts if FILE_LIKE.search(alt) or ("_images/" in src and not alt)]
+        found += [
+            f"{page.relative_to(html_root)}: {src} has alt {alt!r}"
+            for src, alt in parser.alts
+            if FILE_LIKE.search(alt) or ("_images/" in src and not alt)
+        ]
     return found
 
 
@@ -226,6 +254,7 @@ def test_the_built_website_has_no_image_whose_alt_is_a_file_name(built_html):
 def test_the_website_check_can_fail(tmp_path):
     (tmp_path / "page.html").write_text(
         '<p><img alt="../_images/e768e6a1b2c3d4e5f607.png" src="../_images/e768e6a1b2c3d4e5f607.png">'
-        f'<img alt="{GOOD}" src="../_images/ok.png"><img src="_static/logo.svg" alt="Course logo"></p>')
+        f'<img alt="{GOOD}" src="../_images/ok.png"><img src="_static/logo.svg" alt="Course logo"></p>'
+    )
     found = file_like_alts(tmp_path)
     assert len(found) == 1 and "e768e6" in found[0]

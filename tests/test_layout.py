@@ -38,8 +38,11 @@ TESTED_ELSEWHERE = {
 
 def modules(package: str) -> list[Path]:
     """The public modules of a package: every ``.py`` file but ``__init__``, ``__main__`` and ``_private``."""
-    return sorted(p.relative_to(ROOT) for p in (ROOT / package).rglob("*.py")
-                  if not p.name.startswith("_") and "__pycache__" not in p.parts)
+    return sorted(
+        p.relative_to(ROOT)
+        for p in (ROOT / package).rglob("*.py")
+        if not p.name.startswith("_") and "__pycache__" not in p.parts
+    )
 
 
 def own_test(module: Path) -> Path:
@@ -51,7 +54,8 @@ def test_every_module_has_its_test_file(module):
     elsewhere = TESTED_ELSEWHERE.get(module.as_posix())
     if elsewhere is None:
         assert (ROOT / own_test(module)).is_file(), (
-            f"{module}: write {own_test(module)}, or list in TESTED_ELSEWHERE the file that tests it")
+            f"{module}: write {own_test(module)}, or list in TESTED_ELSEWHERE the file that tests it"
+        )
         return
     assert not (ROOT / own_test(module)).is_file(), f"{module} has {own_test(module)}: take it off TESTED_ELSEWHERE"
     assert (ROOT / elsewhere).is_file(), f"{module}: {elsewhere} is missing"
@@ -84,15 +88,19 @@ def dotted(path: Path) -> str:
 
 
 def test_lecturekit_never_imports_coursekit():
-    found = {dotted(p): sorted(i for i in imports(p) if i.startswith("coursekit"))
-             for p in (ROOT / "lecturekit").rglob("*.py")}
+    found = {
+        dotted(p): sorted(i for i in imports(p) if i.startswith("coursekit"))
+        for p in (ROOT / "lecturekit").rglob("*.py")
+    }
     assert not {k: v for k, v in found.items() if v}, "the models may not import the machinery"
 
 
 def test_coursekit_has_no_import_cycle():
     files = {dotted(p): p for p in (ROOT / "coursekit").rglob("*.py") if "__pycache__" not in p.parts}
-    graph = {name: {i for i in imports(path) if i in files and i != name and not name.startswith(i + ".")}
-             for name, path in files.items()}
+    graph = {
+        name: {i for i in imports(path) if i in files and i != name and not name.startswith(i + ".")}
+        for name, path in files.items()
+    }
     state: dict[str, int] = {}
 
     def visit(name: str, trail: list[str]) -> None:

@@ -37,8 +37,9 @@ def test_master_notebook_hygiene(path):
         for output in cell.get("outputs", []):
             assert output.output_type != "error", f"stored error output: {output.get('ename')}"
         if cell.cell_type == "code":
-            assert not any(is_progress_bar(o) for o in cell.outputs), \
+            assert not any(is_progress_bar(o) for o in cell.outputs), (
                 "a stored progress bar: run `python -m coursekit clean`"
+            )
             shows_bar = shows_progress_bar(cell)
             ignored = "nbval-ignore-output" in cell.metadata.get("tags", [])
             # A progress bar differs on every run, so nbval must not compare that cell; then the
@@ -74,11 +75,14 @@ def lines_that_break_inline_math(markdown: str) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("markdown, broken", [
-    ("maximises $B = -x\n+ c$, a parabola", ["+ c$, a parabola"]),
-    ("maximises $B = -x + c$,\n- a list item", []),
-    ("$$\nB = -x\n+ c\n$$", []),
-])
+@pytest.mark.parametrize(
+    "markdown, broken",
+    [
+        ("maximises $B = -x\n+ c$, a parabola", ["+ c$, a parabola"]),
+        ("maximises $B = -x + c$,\n- a list item", []),
+        ("$$\nB = -x\n+ c\n$$", []),
+    ],
+)
 def test_a_line_that_breaks_inline_math_is_found(markdown, broken):
     assert lines_that_break_inline_math(markdown) == broken
 
@@ -103,8 +107,9 @@ def test_public_objects_have_docstrings_and_backlinks(name, obj):
     if not callable(obj):  # a constant such as datasets.DATA_DIR
         return
     doc = inspect.getdoc(obj)
-    assert doc and ("Parameters" in doc or "Returns" in doc) or inspect.isclass(obj), \
+    assert doc and ("Parameters" in doc or "Returns" in doc) or inspect.isclass(obj), (
         f"{name} needs a numpydoc docstring"
+    )
     module = inspect.getmodule(obj)
     links = re.findall(r"notebooks/([\w.\-]+\.ipynb)", (module.__doc__ or "") + (doc or ""))
     # The data loaders are not derived anywhere; every model is (the machinery is coursekit's, not here).
@@ -129,12 +134,18 @@ def test_public_objects_have_docstrings_and_backlinks(name, obj):
 NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)(?![\w.])")
 BOUND_BEFORE = re.compile(r"(?:<=?|≤|\bbelow|\bwithin|\bless than|\bunder|\bto)\s*(?:an? )?(?:relative |fraction )?$")
 EXACT_SMALL_VALUES = {
-    "03.01": (r"p\(x \| y=0\) = \S+, p\(x \| y=1\) = \S+, p\(y=1 \| x\) = \S+$",
-              "likelihoods of one message, products of 24 probabilities: 4 digits hold on every machine"),
-    "04.01": (r"p\(x \| ham\) = \S+, p\(x \| spam\) = \S+, p\(spam \| x\)",
-              "likelihoods of one message, products of probabilities: 3 digits hold on every machine"),
-    "05.02": (r"collapsed: a ValueError, or a spike variance below 1e-20$",
-              "a bound on a variance of about 1e-30 that is itself rounding noise, on any machine"),
+    "03.01": (
+        r"p\(x \| y=0\) = \S+, p\(x \| y=1\) = \S+, p\(y=1 \| x\) = \S+$",
+        "likelihoods of one message, products of 24 probabilities: 4 digits hold on every machine",
+    ),
+    "04.01": (
+        r"p\(x \| ham\) = \S+, p\(x \| spam\) = \S+, p\(spam \| x\)",
+        "likelihoods of one message, products of probabilities: 3 digits hold on every machine",
+    ),
+    "05.02": (
+        r"collapsed: a ValueError, or a spike variance below 1e-20$",
+        "a bound on a variance of about 1e-30 that is itself rounding noise, on any machine",
+    ),
 }
 
 
@@ -144,22 +155,25 @@ def rounding_level_numbers(text: str) -> list[str]:
     found = []
     for line in text.splitlines():
         for match in NUMBER.finditer(line):
-            bound = BOUND_BEFORE.search(line[:match.start()])
+            bound = BOUND_BEFORE.search(line[: match.start()])
             if abs(float(match.group())) < (1e-14 if bound else 1e-10):
                 found.append(match.group())
     return found
 
 
-@pytest.mark.parametrize("text, tiny", [
-    ("max |difference| 8.9e-16", ["8.9e-16"]),
-    ("theta_ 0e+00, var_ 0.0e+00, predict_proba 1e-14", ["0e+00", "0.0e+00", "1e-14"]),
-    ("array([-2.84162353e+00, -6.66133815e-16,  2.84162353e+00])", ["-6.66133815e-16"]),
-    ("GDA(reg 0.01) on copies: 7e-15;  LR(C=1): 3e-16", ["7e-15", "3e-16"]),
-    ("max |difference| < 1e-12; |gradient| <= 1e-11, below 1e-10, to within 1e-13", []),
-    ("|lecturekit MAP| < 1e-16, |quad| <= 1e-15", ["1e-16", "1e-15"]),
-    ("feature 19 keeps less than a fraction 1e-12 of its variance", []),
-    ("sigma^2 = 1e-06, accuracy 0.848, 5,490 and 2.3026", []),
-])
+@pytest.mark.parametrize(
+    "text, tiny",
+    [
+        ("max |difference| 8.9e-16", ["8.9e-16"]),
+        ("theta_ 0e+00, var_ 0.0e+00, predict_proba 1e-14", ["0e+00", "0.0e+00", "1e-14"]),
+        ("array([-2.84162353e+00, -6.66133815e-16,  2.84162353e+00])", ["-6.66133815e-16"]),
+        ("GDA(reg 0.01) on copies: 7e-15;  LR(C=1): 3e-16", ["7e-15", "3e-16"]),
+        ("max |difference| < 1e-12; |gradient| <= 1e-11, below 1e-10, to within 1e-13", []),
+        ("|lecturekit MAP| < 1e-16, |quad| <= 1e-15", ["1e-16", "1e-15"]),
+        ("feature 19 keeps less than a fraction 1e-12 of its variance", []),
+        ("sigma^2 = 1e-06, accuracy 0.848, 5,490 and 2.3026", []),
+    ],
+)
 def test_rounding_level_numbers_are_found(text, tiny):
     assert rounding_level_numbers(text) == tiny
 
@@ -176,5 +190,7 @@ def test_no_stored_output_shows_digits_of_one_machine(path):
                     continue
                 if rounding_level_numbers(line):
                     shown.append(f"cell {index}: {line.strip()[:160]}")
-    assert not shown, ("stored outputs print rounding-level numbers, which another CPU prints "
-                       "differently; print the bound the cell asserts (\"< 1e-12\"):\n" + "\n".join(shown))
+    assert not shown, (
+        "stored outputs print rounding-level numbers, which another CPU prints "
+        'differently; print the bound the cell asserts ("< 1e-12"):\n' + "\n".join(shown)
+    )

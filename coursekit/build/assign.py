@@ -31,8 +31,13 @@ GRADER_SOURCE = "/autograder/source"
 # What of coursekit the grader needs beside lecturekit: the grading subpackage (the grader, its
 # worker, the CellTimeLimit plugin), the symbolic checks the tests call (coursekit.check's as_graded
 # among them), and the paths they import.
-GRADER_PARTS = ["coursekit/__init__.py", "coursekit/repository.py", "coursekit/symbolic.py", "coursekit/check.py",
-                "coursekit/grading"]
+GRADER_PARTS = [
+    "coursekit/__init__.py",
+    "coursekit/repository.py",
+    "coursekit/symbolic.py",
+    "coursekit/check.py",
+    "coursekit/grading",
+]
 
 
 def assign(dist: Path = DIST, *, run_tests: bool = True) -> Path:
@@ -85,11 +90,13 @@ TIME_LIMITS_ID = "grading-time-limits"
 
 def time_limits_statement(seconds: float) -> str:
     """What a student notebook says of the grader's time limits, for a cell limit of ``seconds``."""
-    return (f"**Time limits when graded.** Each answer cell, and each question's check of your answers, may use "
-            f"{seconds:g} seconds of CPU time: the time your code spends computing, however busy the grading "
-            f"machine is. Code that waits without computing (a `sleep`, a wait on input) is stopped after "
-            f"{backstop(seconds):g} seconds of wall-clock time. A cell or check that goes over scores 0 for its "
-            f"question, with the reason; the other questions are graded as usual.")
+    return (
+        f"**Time limits when graded.** Each answer cell, and each question's check of your answers, may use "
+        f"{seconds:g} seconds of CPU time: the time your code spends computing, however busy the grading "
+        f"machine is. Code that waits without computing (a `sleep`, a wait on input) is stopped after "
+        f"{backstop(seconds):g} seconds of wall-clock time. A cell or check that goes over scores 0 for its "
+        f"question, with the reason; the other questions are graded as usual."
+    )
 
 
 def state_time_limits(master: nbformat.NotebookNode, student: nbformat.NotebookNode, seconds: float) -> None:
@@ -99,13 +106,17 @@ def state_time_limits(master: nbformat.NotebookNode, student: nbformat.NotebookN
     cell, which ``otter assign`` copies as it is.
     """
     cells = master.cells
-    start = next((i for i, c in enumerate(cells) if c.cell_type == "raw"
-                  and c.source.lstrip().startswith("# BEGIN QUESTION")), len(cells))
-    prompt = next((c.source for c in cells[start + 1:] if c.cell_type == "markdown"), None)
+    start = next(
+        (i for i, c in enumerate(cells) if c.cell_type == "raw" and c.source.lstrip().startswith("# BEGIN QUESTION")),
+        len(cells),
+    )
+    prompt = next((c.source for c in cells[start + 1 :] if c.cell_type == "markdown"), None)
     where = next((i for i, c in enumerate(student.cells) if c.cell_type == "markdown" and c.source == prompt), None)
     if where is None:
-        raise SystemExit("the student notebook has no first question's prompt to put the time limits before: "
-                         "a master's first # BEGIN QUESTION cell must be followed by its prompt (a markdown cell)")
+        raise SystemExit(
+            "the student notebook has no first question's prompt to put the time limits before: "
+            "a master's first # BEGIN QUESTION cell must be followed by its prompt (a markdown cell)"
+        )
     cell = nbformat.v4.new_markdown_cell(time_limits_statement(seconds))
     cell.id = TIME_LIMITS_ID  # the same in every build
     student.cells.insert(where, cell)
@@ -114,7 +125,7 @@ def state_time_limits(master: nbformat.NotebookNode, student: nbformat.NotebookN
 # The first line of otter's initialisation cell, which the book hides (coursekit.build.book) and the
 # grader skips (coursekit.grading.submission): the rewritten cell keeps it.
 OTTER_INIT = "# Initialize Otter"
-_OTTER_NOTEBOOK = re.compile(r'^grader = otter\.Notebook\((?P<args>.*)\)$', re.M)
+_OTTER_NOTEBOOK = re.compile(r"^grader = otter\.Notebook\((?P<args>.*)\)$", re.M)
 
 
 def use_honest_check(student: nbformat.NotebookNode) -> None:
@@ -127,9 +138,11 @@ def use_honest_check(student: nbformat.NotebookNode) -> None:
     cells = [c for c in student.cells if c.cell_type == "code" and c.source.lstrip().startswith(OTTER_INIT)]
     match = _OTTER_NOTEBOOK.search(cells[0].source) if len(cells) == 1 else None
     if match is None:
-        raise SystemExit(f"expected one otter initialisation cell ({OTTER_INIT!r}, then `grader = "
-                         f"otter.Notebook(...)`) in the student notebook, found {len(cells)}: has otter assign "
-                         "changed what it writes?")
+        raise SystemExit(
+            f"expected one otter initialisation cell ({OTTER_INIT!r}, then `grader = "
+            f"otter.Notebook(...)`) in the student notebook, found {len(cells)}: has otter assign "
+            "changed what it writes?"
+        )
     cells[0].source = f"{OTTER_INIT}\nfrom coursekit.check import Notebook\ngrader = Notebook({match['args']})"
 
 
@@ -150,8 +163,10 @@ def skippable_cells(master: nbformat.NotebookNode, student: nbformat.NotebookNod
         if cell.cell_type == "code" and cell.source in tagged:
             found.add(cell.source)
     if found != tagged:
-        raise SystemExit(f"{len(tagged - found)} cells tagged {SKIP_TAG} are not in the student notebook as "
-                         f"the master has them: {sorted(tagged - found)[0][:80]!r}")
+        raise SystemExit(
+            f"{len(tagged - found)} cells tagged {SKIP_TAG} are not in the student notebook as "
+            f"the master has them: {sorted(tagged - found)[0][:80]!r}"
+        )
     return sorted(fingerprint(source) for source in found)
 
 
@@ -186,8 +201,7 @@ def complete_autograder(generated: Path, target: Path, rules: dict | None = None
     ``skippable.json`` the fingerprints of the lecture cells the grader may skip (:func:`skippable_cells`).
     """
     with zipfile.ZipFile(generated) as original:
-        entries = {name: original.read(name) for name in original.namelist()
-                   if not name.startswith("files/")}
+        entries = {name: original.read(name) for name in original.namelist() if not name.startswith("files/")}
     setup = entries["setup.sh"].decode()
     if "\napt-get update\n" not in setup:
         raise SystemExit("otter's setup.sh no longer runs `apt-get update`: put bubblewrap's installation elsewhere")
@@ -265,11 +279,18 @@ def grading_environment() -> str:
     pins = [otter.replace("otter-grader", "otter-grader[grading,plugins]")]
     pins += [r for r in pinned_requirements() if not r.startswith("otter-grader==")]
     pins.append(f"{GRADER_SOURCE}/files")  # lecturekit and coursekit, from the zip (pyproject.toml there)
-    lines = ["name: otter-env", "channels:", "  - conda-forge", "dependencies:",
-             f"  - python={course_python()}", "  - pip", "  - jupyter_server", "  - pip:"]
+    lines = [
+        "name: otter-env",
+        "channels:",
+        "  - conda-forge",
+        "dependencies:",
+        f"  - python={course_python()}",
+        "  - pip",
+        "  - jupyter_server",
+        "  - pip:",
+    ]
     lines += [f"      - {pin}" for pin in pins]
     return "\n".join(lines) + "\n"
-
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:

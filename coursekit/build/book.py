@@ -23,8 +23,17 @@ from coursekit.build.assign import assign
 from coursekit.repository import BOOK_SOURCE, DIST, ROOT, log, run, tool
 
 # Files and folders at the top of the repository that make up the website besides the notebooks.
-BOOK_FILES = ["_config.yml", "_toc.yml", "intro.md", "notation.md", "instructor-guide.md", "where-next.md",
-              "bibliography.md", "logo.svg", "_ext"]
+BOOK_FILES = [
+    "_config.yml",
+    "_toc.yml",
+    "intro.md",
+    "notation.md",
+    "instructor-guide.md",
+    "where-next.md",
+    "bibliography.md",
+    "logo.svg",
+    "_ext",
+]
 BINDERHUB = "https://mybinder.org"
 # MathJax 3 from the npm package pinned in package.json (`npm ci` puts it here); the website serves
 # it from _static/mathjax so that math renders with no network. _config.yml points mathjax_path at it.
@@ -56,8 +65,14 @@ def shows_progress_bar(cell: nbformat.NotebookNode) -> bool:
     return cell.cell_type == "code" and ("progress=True" in cell.source or "tqdm(" in cell.source)
 
 
-def stage_book(student_dir: Path, source: Path = BOOK_SOURCE, *, repository_url: str | None = None,
-               branch: str = "main", jupyterhub_url: str | None = None) -> Path:
+def stage_book(
+    student_dir: Path,
+    source: Path = BOOK_SOURCE,
+    *,
+    repository_url: str | None = None,
+    branch: str = "main",
+    jupyterhub_url: str | None = None,
+) -> Path:
     """Assemble the website's sources: book configuration, pages and student notebooks.
 
     With ``repository_url`` (the published student repository, see :func:`release`) every chapter
@@ -85,8 +100,7 @@ def stage_book(student_dir: Path, source: Path = BOOK_SOURCE, *, repository_url:
     return source
 
 
-def add_launch_buttons(config_path: Path, repository_url: str, branch: str,
-                       jupyterhub_url: str | None) -> None:
+def add_launch_buttons(config_path: Path, repository_url: str, branch: str, jupyterhub_url: str | None) -> None:
     """Point the staged book configuration at the student repository, for launch buttons."""
     config = yaml.safe_load(config_path.read_text())
     config["repository"] = {"url": repository_url.rstrip("/"), "branch": branch, "path_to_book": ""}
@@ -103,10 +117,13 @@ def binder_url(repository_url: str, branch: str = "main") -> str:
     url = repository_url.rstrip("/")
     for host, code in (("https://github.com/", "gh"), ("https://gitlab.com/", "gl")):
         if url.startswith(host):
-            org, repo = url[len(host):].split("/")[:2]
+            org, repo = url[len(host) :].split("/")[:2]
             repo = repo.removesuffix(".git")
-            return f"{BINDERHUB}/v2/{code}/{org}/{repo}/{branch}" if code == "gh" else \
-                f"{BINDERHUB}/v2/gl/{org}%2F{repo}/{branch}"
+            return (
+                f"{BINDERHUB}/v2/{code}/{org}/{repo}/{branch}"
+                if code == "gh"
+                else f"{BINDERHUB}/v2/gl/{org}%2F{repo}/{branch}"
+            )
     return f"{BINDERHUB}/v2/git/{quote(url, safe='')}/{branch}"
 
 
@@ -157,13 +174,18 @@ def book(dist: Path = DIST, output_root: Path = ROOT) -> Path:
 
 def repository_settings() -> dict:
     """The student repository's address, branch and JupyterHub, from the environment (make variables)."""
-    return {"repository_url": os.environ.get("REPOSITORY_URL") or None,
-            "branch": os.environ.get("REPOSITORY_BRANCH") or "main",
-            "jupyterhub_url": os.environ.get("JUPYTERHUB_URL") or None}
+    return {
+        "repository_url": os.environ.get("REPOSITORY_URL") or None,
+        "branch": os.environ.get("REPOSITORY_BRANCH") or "main",
+        "jupyterhub_url": os.environ.get("JUPYTERHUB_URL") or None,
+    }
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     """``python -m coursekit book``."""
-    argparse.ArgumentParser(prog=prog, description="assign, then build the website into _build/html "
-                                                   "(REPOSITORY_URL in the environment adds launch buttons)").parse_args(argv)
+    argparse.ArgumentParser(
+        prog=prog,
+        description="assign, then build the website into _build/html "
+        "(REPOSITORY_URL in the environment adds launch buttons)",
+    ).parse_args(argv)
     book()

@@ -76,14 +76,19 @@ KEEP_HEADING_SPACES_JS = r"""() => {
     }
     for (const node of texts) {
       const words = node.textContent.split(/ +/), spaced = document.createDocumentFragment();
-      words.forEach((word, i) => { if (i) spaced.append('\u00a0', document.createElement('wbr')); spaced.append(word); });
+      words.forEach((word, i) => {
+        if (i) spaced.append('\u00a0', document.createElement('wbr'));
+        spaced.append(word);
+      });
       node.replaceWith(spaced);
     }
   }
 }"""
-FOOTER = ('<div style="width: 100%; font-size: 9px; color: #333; text-align: center;">'
-          '<span class="title"></span> &middot; <span class="pageNumber"></span> / <span class="totalPages"></span>'
-          '</div>')
+FOOTER = (
+    '<div style="width: 100%; font-size: 9px; color: #333; text-align: center;">'
+    '<span class="title"></span> &middot; <span class="pageNumber"></span> / <span class="totalPages"></span>'
+    "</div>"
+)
 
 
 def log(message: str) -> None:
@@ -102,8 +107,20 @@ def build_singlehtml(source: Path, output_root: Path) -> Path:
     Strict like the website's build, and it shares the website's execution cache and Sphinx
     environment in ``output_root/_build``, so notebooks the website executed are not executed again.
     """
-    run([tool("jupyter-book"), "build", source, "--path-output", output_root,
-                "--builder", "singlehtml", "-W", "-n", "--keep-going"])
+    run(
+        [
+            tool("jupyter-book"),
+            "build",
+            source,
+            "--path-output",
+            output_root,
+            "--builder",
+            "singlehtml",
+            "-W",
+            "-n",
+            "--keep-going",
+        ]
+    )
     page = output_root / "_build" / "singlehtml" / "intro.html"
     if not page.exists():
         raise SystemExit(f"the single-page build finished but {page} is missing")
@@ -137,8 +154,10 @@ def print_pdf(page_html: Path, pdf: Path, chromium: str | None = None) -> Path:
     """
     chromium = chromium or chromium_executable()
     if chromium is None:
-        raise SystemExit("printing the PDF needs Chromium: `apt-get install chromium` (Debian, Ubuntu) "
-                         "or set CHROMIUM_PATH; never `playwright install`")
+        raise SystemExit(
+            "printing the PDF needs Chromium: `apt-get install chromium` (Debian, Ubuntu) "
+            "or set CHROMIUM_PATH; never `playwright install`"
+        )
     from playwright.sync_api import sync_playwright
 
     pdf.parent.mkdir(parents=True, exist_ok=True)
@@ -148,8 +167,12 @@ def print_pdf(page_html: Path, pdf: Path, chromium: str | None = None) -> Path:
             context = browser.new_context(service_workers="block")
             context.set_default_timeout(TIMEOUT_MS)
             # Offline like the website: nothing but the local server is asked for anything.
-            context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
-                          else route.abort("blockedbyclient"))
+            context.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith(base) else route.abort("blockedbyclient")
+                ),
+            )
             page = context.new_page()
             page.goto(base + page_html.name, wait_until="load")
             page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
@@ -157,14 +180,24 @@ def print_pdf(page_html: Path, pdf: Path, chromium: str | None = None) -> Path:
             broken = page.evaluate(SETTLE_JS)
             untypeset = page.evaluate(UNTYPESET_JS)
             if broken or untypeset:
-                raise SystemExit(f"not printing {page_html}: images that did not load {broken[:5]}, "
-                                 f"formulas MathJax did not typeset {untypeset[:5]}")
+                raise SystemExit(
+                    f"not printing {page_html}: images that did not load {broken[:5]}, "
+                    f"formulas MathJax did not typeset {untypeset[:5]}"
+                )
             page.add_style_tag(content=PRINT_CSS)
             page.evaluate(DROP_ASSISTIVE_MML_JS)
             page.evaluate(KEEP_HEADING_SPACES_JS)
-            page.pdf(path=pdf, format="A4", print_background=True, outline=True, tagged=True,
-                     display_header_footer=True, header_template="<span></span>", footer_template=FOOTER,
-                     margin={"top": "18mm", "bottom": "18mm", "left": "16mm", "right": "16mm"})
+            page.pdf(
+                path=pdf,
+                format="A4",
+                print_background=True,
+                outline=True,
+                tagged=True,
+                display_header_footer=True,
+                header_template="<span></span>",
+                footer_template=FOOTER,
+                margin={"top": "18mm", "bottom": "18mm", "left": "16mm", "right": "16mm"},
+            )
         finally:
             browser.close()
     undouble_bookmarks(pdf)
@@ -223,7 +256,7 @@ def undouble_bookmarks(pdf: Path) -> int:
         else:
             shorter = None
         if shorter:
-            data[match.start(1):match.end(1)] = shorter + b" " * (len(title) - len(shorter))
+            data[match.start(1) : match.end(1)] = shorter + b" " * (len(title) - len(shorter))
             fixed += 1
     if fixed:
         pdf.write_bytes(bytes(data))
@@ -239,12 +272,17 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     """``make pdf``: after ``make book``, print its staged sources into the PDF and beside the website."""
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=PDF, help=f"the PDF to write (default: {PDF})")
-    parser.add_argument("--if-chromium", action="store_true",
-                        help="without Chromium, say so and stop without an error (what `make book` asks)")
+    parser.add_argument(
+        "--if-chromium",
+        action="store_true",
+        help="without Chromium, say so and stop without an error (what `make book` asks)",
+    )
     args = parser.parse_args(argv)
     if args.if_chromium and chromium_executable() is None:
-        log("no Chromium found, so no PDF: the website's link to it stays dead until you install "
-            "Debian's chromium (apt-get install chromium) and run `make pdf`")
+        log(
+            "no Chromium found, so no PDF: the website's link to it stays dead until you install "
+            "Debian's chromium (apt-get install chromium) and run `make pdf`"
+        )
         return
     website = BUILD / "html"
     if not (BOOK_SOURCE / "_toc.yml").exists() or not (website / "intro.html").exists():
@@ -252,8 +290,10 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     started = time.perf_counter()
     pdf = build_pdf(BOOK_SOURCE, ROOT, args.out)
     shutil.copy2(pdf, website / PDF_NAME)  # where the website's introduction links to it
-    log(f"{pdf} written ({pdf.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - started:.0f} s, "
-        f"and copied to {website / PDF_NAME}")
+    log(
+        f"{pdf} written ({pdf.stat().st_size / 1e6:.0f} MB) in {time.perf_counter() - started:.0f} s, "
+        f"and copied to {website / PDF_NAME}"
+    )
 
 
 if __name__ == "__main__":

@@ -21,8 +21,14 @@ from coursekit.repository import DIST, ROOT, log
 # its Binder badge point at it, never at this repository, whose notebooks hold the solutions.
 STUDENT_REPOSITORY = DIST / "student-repository"
 # notation.md sits beside notebooks/, where the notebooks' links (../notation.md) look for it.
-STUDENT_REPOSITORY_FILES = ["lecturekit", "data", "pyproject.toml", "requirements.txt", "environment.yml",
-                            "notation.md"]
+STUDENT_REPOSITORY_FILES = [
+    "lecturekit",
+    "data",
+    "pyproject.toml",
+    "requirements.txt",
+    "environment.yml",
+    "notation.md",
+]
 # Of coursekit, the student repository carries what the notebooks' public checks import (the digests
 # of known slips, a symbolic answer read and evaluated as the grader does) and what their `grader`
 # is (coursekit.check.Notebook), and nothing of the machinery that builds, releases and grades.
@@ -63,8 +69,14 @@ The data sets in `data/` are described, with their sources and licences, in `dat
 """
 
 
-def release(out: Path = STUDENT_REPOSITORY, dist: Path = DIST, *, repository_url: str | None = None,
-            branch: str = "main", student_dir: Path | None = None) -> Path:
+def release(
+    out: Path = STUDENT_REPOSITORY,
+    dist: Path = DIST,
+    *,
+    repository_url: str | None = None,
+    branch: str = "main",
+    student_dir: Path | None = None,
+) -> Path:
     """Write the student repository: student notebooks, lecturekit, the checks of coursekit, data and the Binder setup.
 
     Its ``postBuild`` only installs ``lecturekit`` and ``coursekit``'s checks (editable, so that
@@ -77,15 +89,20 @@ def release(out: Path = STUDENT_REPOSITORY, dist: Path = DIST, *, repository_url
     shutil.copytree(student_dir, out / "notebooks")
     for name in STUDENT_REPOSITORY_FILES:
         copy = shutil.copytree if (ROOT / name).is_dir() else shutil.copy2
-        copy(ROOT / name, out / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
-                                         if (ROOT / name).is_dir() else {}))
+        copy(
+            ROOT / name,
+            out / name,
+            **({"ignore": shutil.ignore_patterns("__pycache__")} if (ROOT / name).is_dir() else {}),
+        )
     (out / "coursekit").mkdir()
     (out / "coursekit" / "__init__.py").write_text(STUDENT_COURSEKIT_INIT)
     for name in STUDENT_COURSEKIT:
         shutil.copy2(ROOT / "coursekit" / name, out / "coursekit" / name)
     post_build = out / "postBuild"
-    post_build.write_text("#!/usr/bin/env bash\n# Binder: install the course's packages next to data/.\n"
-                          "set -euo pipefail\npython -m pip install --no-deps -e .\n")
+    post_build.write_text(
+        "#!/usr/bin/env bash\n# Binder: install the course's packages next to data/.\n"
+        "set -euo pipefail\npython -m pip install --no-deps -e .\n"
+    )
     post_build.chmod(0o755)
     if repository_url:
         link = binder_url(repository_url, branch) + "?urlpath=lab/tree/notebooks"
@@ -100,7 +117,10 @@ def release(out: Path = STUDENT_REPOSITORY, dist: Path = DIST, *, repository_url
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     """``python -m coursekit release``."""
-    argparse.ArgumentParser(prog=prog, description="assign, then write the student repository into "
-                                                   "dist/student-repository (REPOSITORY_URL: its Binder badge)").parse_args(argv)
+    argparse.ArgumentParser(
+        prog=prog,
+        description="assign, then write the student repository into "
+        "dist/student-repository (REPOSITORY_URL: its Binder badge)",
+    ).parse_args(argv)
     settings = repository_settings()
     release(repository_url=settings["repository_url"], branch=settings["branch"])

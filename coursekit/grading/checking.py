@@ -30,6 +30,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import faulthandler
 import inspect
 import json
@@ -130,8 +131,9 @@ class _Check:
         """What ends the check for ``outcome``; a timeout names the check's limit, not the request's."""
         if outcome.status == "timeout":
             cpu = outcome.detail.endswith("CPU time")
-            outcome = Outcome("timeout", f"{self.seconds:g} s of CPU time" if cpu
-                              else f"{self.wall:g} s of wall-clock time")
+            outcome = Outcome(
+                "timeout", f"{self.seconds:g} s of CPU time" if cpu else f"{self.wall:g} s of wall-clock time"
+            )
         return _Abort(outcome)
 
 
@@ -181,19 +183,26 @@ def _checked(tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: flo
         tests.run(answers(check, names - {"env"}))
     except _Abort as abort:
         outcome = abort.outcome
-        return Verdict(errors=sandbox.errors, abort=outcome.status,
-                       limit=outcome.detail if outcome.status == "timeout" else "")
+        return Verdict(
+            errors=sandbox.errors, abort=outcome.status, limit=outcome.detail if outcome.status == "timeout" else ""
+        )
     results = tests.test_case_results
     if any(_last_line(r.message).startswith("MemoryError") for r in results if not r.passed):
         return Verdict(errors=sandbox.errors, abort="check-memory")  # a test ran out of this process's memory
     said = [feedback(r.message) for r in results if not r.passed and not r.test_case.hidden]
-    return Verdict(score=float(tests.score), failed=sum(not r.passed for r in results), tests=len(results),
-                   raised=check.raised[0] if check.raised else "", said=next((s for s in said if s), ""),
-                   errors=sandbox.errors)
+    return Verdict(
+        score=float(tests.score),
+        failed=sum(not r.passed for r in results),
+        tests=len(results),
+        raised=check.raised[0] if check.raised else "",
+        said=next((s for s in said if s), ""),
+        errors=sandbox.errors,
+    )
 
 
-def _child(tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: float,
-           out: int) -> None:  # pragma: no cover - forked child
+def _child(
+    tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: float, out: int
+) -> None:  # pragma: no cover - forked child
     """The forked child's whole life: limits, the check, the verdict on ``out``, exit."""
     try:
         for number in (signal.SIGINT, signal.SIGTERM, signal.SIGALRM):
@@ -202,7 +211,8 @@ def _child(tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: float
         null = os.open(os.devnull, os.O_RDWR)
         for descriptor in (0, 1, 2):
             os.dup2(null, descriptor)
-        sys.stdout = sys.stderr = open(os.devnull, "w")  # fresh objects: no lock held by another thread
+        # Fresh objects, no lock held by another thread, open for the rest of this process's life.
+        sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115
         sandbox.detached = True  # a fault ends only this process's use of the worker (the parent restarts it)
         size = _address_space()
         resource.setrlimit(resource.RLIMIT_AS, (size + CHECK_MEMORY, size + CHECK_MEMORY))
@@ -284,10 +294,8 @@ def run(tests, sandbox: Sandbox, seconds: float, wall_end: float | None = None) 
     finally:
         os.close(read)
         if limit:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
         os.waitpid(pid, 0)
     if limit:
         return Verdict(abort="timeout", limit=limit)

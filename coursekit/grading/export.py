@@ -84,5 +84,7 @@ def write(book: Gradebook, path) -> None:
         writer = csv.writer(handle)
         writer.writerow(IDENTITY + [_text(a) for a in book.assignments])
         for name, marks in book.totals.items():
-            writer.writerow([_text(name), "", "", _text(name), ""]
-                            + [f"{marks[a]:g}" if a in marks else "" for a in book.assignments])
+            writer.writerow(
+                [_text(name), "", "", _text(name), ""]
+                + [f"{marks[a]:g}" if a in marks else "" for a in book.assignments]
+            )

@@ -34,8 +34,8 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from coursekit.grading import limits
 from coursekit.grading.untrusted import identifier
@@ -61,12 +61,21 @@ class GraderProcess:
     """
 
     def __init__(self) -> None:
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - the server's for its whole life: close() closes it
         self.scratch = tempfile.mkdtemp(prefix="lecturekit-grader-")
-        self.process = subprocess.Popen([sys.executable, "-m", "coursekit.grading.grader", "--serve"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                        env={**os.environ, "TMPDIR": self.scratch, "OPENBLAS_NUM_THREADS": "1",
-                                             "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "coursekit.grading.grader", "--serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env={
+                **os.environ,
+                "TMPDIR": self.scratch,
+                "OPENBLAS_NUM_THREADS": "1",
+                "OMP_NUM_THREADS": "1",
+                "MKL_NUM_THREADS": "1",
+            },
+        )
         self.buffer = b""
 
     def grade(self, request: dict, timeout: float) -> dict:
@@ -109,9 +118,16 @@ class GraderProcess:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TIMEOUT,
-              protect: tuple[Path, ...] = (), cell_seconds: float | None = None,
-              grader: GraderProcess | None = None, unisolated: bool = False, unbounded: bool = False) -> dict:
+def grade_one(
+    submission: Path,
+    autograder: Path,
+    timeout: float = SUBMISSION_TIMEOUT,
+    protect: tuple[Path, ...] = (),
+    cell_seconds: float | None = None,
+    grader: GraderProcess | None = None,
+    unisolated: bool = False,
+    unbounded: bool = False,
+) -> dict:
     """Grade one notebook with ``coursekit.grading.grader``, in ``grader`` or in a process of its own.
 
     Parameters
@@ -137,9 +153,15 @@ def grade_one(submission: Path, autograder: Path, timeout: float = SUBMISSION_TI
         ``{question: score, "question reason": why points were lost, "possible": total,
         "isolated": "yes" or "no"}``, with ``"error"`` where it could not be graded.
     """
-    request = {"autograder": str(autograder), "submission": str(submission), "protect": [str(p) for p in protect],
-               "isolation": "off" if unisolated else "required", "bounded": not unbounded, "budget_seconds": timeout,
-               "cell_seconds": cell_seconds}
+    request = {
+        "autograder": str(autograder),
+        "submission": str(submission),
+        "protect": [str(p) for p in protect],
+        "isolation": "off" if unisolated else "required",
+        "bounded": not unbounded,
+        "budget_seconds": timeout,
+        "cell_seconds": cell_seconds,
+    }
     own = grader is None
     grader = grader or GraderProcess()
     try:
@@ -226,8 +248,16 @@ class GradingPlugin(WorkerPlugin):
                     self.graders.append(grader)
             protect = (*map(Path, self.options["protect"]), self.scratch, *_checkout())
             start = time.monotonic()
-            row = grade_one(path, autograder, self.options["timeout"], protect, self.options["cell_seconds"],
-                            grader, self.options["unisolated"], self.options.get("unbounded", False))
+            row = grade_one(
+                path,
+                autograder,
+                self.options["timeout"],
+                protect,
+                self.options["cell_seconds"],
+                grader,
+                self.options["unisolated"],
+                self.options.get("unbounded", False),
+            )
             row["seconds"] = round(time.monotonic() - start, 1)
             return row
         finally:
@@ -259,14 +289,27 @@ def cluster(scheduler: str | None = None, jobs: int | None = None):
             yield client
         return
     jobs = jobs or os.cpu_count() or 1
-    with LocalCluster(n_workers=1, threads_per_worker=jobs, processes=False, dashboard_address=None,
-                      scheduler_kwargs={"dashboard_address": ":0"},  # no dashboard; its HTTP server on any port
-                      silence_logs=logging.ERROR) as local, Client(local) as client:
+    with (
+        LocalCluster(
+            n_workers=1,
+            threads_per_worker=jobs,
+            processes=False,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard_address": ":0"},  # no dashboard; its HTTP server on any port
+            silence_logs=logging.ERROR,
+        ) as local,
+        Client(local) as client,
+    ):
         yield client
 
 
-def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, scheduler: str | None = None,
-              jobs: int | None = None, done: Callable[[str, dict], None] | None = None) -> dict[str, dict]:
+def grade_all(
+    submissions: list[tuple[str, Path, Path]],
+    options: dict,
+    scheduler: str | None = None,
+    jobs: int | None = None,
+    done: Callable[[str, dict], None] | None = None,
+) -> dict[str, dict]:
     """Grade submissions on Dask, each in a task of its own; their rows by name.
 
     Parameters
@@ -304,8 +347,16 @@ def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, schedule
         futures, given, attempts = {}, {}, {}
         for index, (name, notebook, zip_path) in enumerate(submissions):
             digest, data = zips[zip_path]
-            future = client.submit(grade_task, name, Path(notebook).read_bytes(), Path(zip_path).name, digest, data,
-                                   key=f"grade-{run}-{index:05d}", pure=False)
+            future = client.submit(
+                grade_task,
+                name,
+                Path(notebook).read_bytes(),
+                Path(zip_path).name,
+                digest,
+                data,
+                key=f"grade-{run}-{index:05d}",
+                pure=False,
+            )
             futures[future], given[name] = name, (future.key, notebook, zip_path)
         queue = as_completed(futures)
         for future in queue:
@@ -317,9 +368,16 @@ def grade_all(submissions: list[tuple[str, Path, Path]], options: dict, schedule
                 log(f"{name}: the grading cluster failed: {type(error).__name__}: {error}")
                 if attempts[name] <= CLUSTER_RETRIES:  # its zip sent along, not scattered: it may be what was lost
                     key, notebook, zip_path = given[name]
-                    again = client.submit(grade_task, name, Path(notebook).read_bytes(), Path(zip_path).name,
-                                          zips[zip_path][0], Path(zip_path).read_bytes(),
-                                          key=f"{key}-retry{attempts[name]}", pure=False)
+                    again = client.submit(
+                        grade_task,
+                        name,
+                        Path(notebook).read_bytes(),
+                        Path(zip_path).name,
+                        zips[zip_path][0],
+                        Path(zip_path).read_bytes(),
+                        key=f"{key}-retry{attempts[name]}",
+                        pure=False,
+                    )
                     futures[again] = name
                     queue.add(again)
                     future.release()

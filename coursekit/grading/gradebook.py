@@ -77,10 +77,18 @@ def clean_row(row: dict) -> dict:
     return clean
 
 
-def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograder",
-          timeout: float = SUBMISSION_TIMEOUT, jobs: int | None = None, progress: bool = False,
-          cell_seconds: float | None = None, unisolated: bool = False, scheduler: str | None = None,
-          unbounded: bool = False) -> list[dict]:
+def grade(
+    submissions: Path,
+    out_csv: Path,
+    autograders: Path = DIST / "autograder",
+    timeout: float = SUBMISSION_TIMEOUT,
+    jobs: int | None = None,
+    progress: bool = False,
+    cell_seconds: float | None = None,
+    unisolated: bool = False,
+    scheduler: str | None = None,
+    unbounded: bool = False,
+) -> list[dict]:
     """Grade every notebook under ``submissions`` and write one row per submission to ``out_csv``.
 
     Parameters
@@ -128,20 +136,25 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
     protect = tuple(p.resolve() for p in (submissions, autograders, ROOT, ROOT.parent))
     problem = isolation.problem(protect)
     if problem and not unisolated:
-        raise SystemExit(f"Not grading: the workers that run the students' code cannot be confined here: {problem}.\n"
-                         "Without that, a submission can read the repository, the hidden tests and other "
-                         "students' notebooks, and change your files. To grade anyway, knowing this: "
-                         + UNISOLATED_HINT)
+        raise SystemExit(
+            f"Not grading: the workers that run the students' code cannot be confined here: {problem}.\n"
+            "Without that, a submission can read the repository, the hidden tests and other "
+            "students' notebooks, and change your files. To grade anyway, knowing this: " + UNISOLATED_HINT
+        )
     unbound = None if unisolated or unbounded else limits.problem()
     if unbound:
-        raise SystemExit(f"Not grading: the sandboxes cannot be bounded as a whole here: {unbound}.\n"
-                         "Without that, one submission can take the machine's memory, processes or CPU from its "
-                         "classmates (each process is still limited). To grade anyway, knowing this: "
-                         + UNBOUNDED_HINT)
+        raise SystemExit(
+            f"Not grading: the sandboxes cannot be bounded as a whole here: {unbound}.\n"
+            "Without that, one submission can take the machine's memory, processes or CPU from its "
+            "classmates (each process is still limited). To grade anyway, knowing this: " + UNBOUNDED_HINT
+        )
     jobs = jobs or min(os.cpu_count() or 1, max(1, _memory() // MEMORY_PER_JOB))
-    how = ("WITHOUT confining the workers (a submission can read and change whatever you can)" if unisolated
-           else "each worker confined by bubblewrap" + (
-               f" and bounded as a whole by {limits.mechanism()}" if not unbounded else ", WITHOUT bounds as a whole"))
+    how = (
+        "WITHOUT confining the workers (a submission can read and change whatever you can)"
+        if unisolated
+        else "each worker confined by bubblewrap"
+        + (f" and bounded as a whole by {limits.mechanism()}" if not unbounded else ", WITHOUT bounds as a whole")
+    )
     where = f"on the Dask cluster at {scheduler}" if scheduler else f"{jobs} at a time"
     log(f"grading {len(paths)} submissions, {where}, {how}; each is stopped after {timeout / 60:g} min")
 
@@ -156,8 +169,10 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
         zip_path = autograders / f"{name}-autograder.zip"
         rows[key] = {"submission": key, "assignment": name}
         if path.stem != name and (autograders / f"{path.stem}-autograder.zip").exists():
-            rows[key]["error"] = (f"this notebook is for assignment {name!r}, but it was submitted as {path.name}; "
-                                  "ask for the notebook of that assignment")
+            rows[key]["error"] = (
+                f"this notebook is for assignment {name!r}, but it was submitted as {path.name}; "
+                "ask for the notebook of that assignment"
+            )
         elif not zip_path.exists():
             rows[key]["error"] = f"no autograder {zip_path.name}; run `make assignments` first"
         else:
@@ -182,8 +197,13 @@ def grade(submissions: Path, out_csv: Path, autograders: Path = DIST / "autograd
 
     for key in rows.keys() - {key for key, _, _ in tasks}:
         finished(key, {})
-    options = {"timeout": timeout, "protect": [str(p) for p in protect], "cell_seconds": cell_seconds,
-               "unisolated": unisolated, "unbounded": unbounded}
+    options = {
+        "timeout": timeout,
+        "protect": [str(p) for p in protect],
+        "cell_seconds": cell_seconds,
+        "unisolated": unisolated,
+        "unbounded": unbounded,
+    }
     if tasks:
         grade_all(tasks, options, scheduler, jobs, finished)
     if bar is not None:
@@ -212,22 +232,31 @@ def write_scores(rows: list[dict], out_csv: Path) -> None:
     for question in questions:
         graded = [row for row in rows if question in row]
         reasons = [row.get(f"{question} reason", "") for row in graded]
-        summary.append({
-            "question": question, "submissions": len(graded),
-            "mean": round(sum(row[question] for row in graded) / len(graded), 3) if graded else "",
-            "full": sum(not reason for reason in reasons),
-            **{kind: sum(fault(reason) == kind for reason in reasons) for kind in FAULTS}})
+        summary.append(
+            {
+                "question": question,
+                "submissions": len(graded),
+                "mean": round(sum(row[question] for row in graded) / len(graded), 3) if graded else "",
+                "full": sum(not reason for reason in reasons),
+                **{kind: sum(fault(reason) == kind for reason in reasons) for kind in FAULTS},
+            }
+        )
     with (out_csv.parent / "summary.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["question", "submissions", "mean", "full", "timed out",
-                                                    "crashed", "out of memory"])
+        writer = csv.DictWriter(
+            handle, fieldnames=["question", "submissions", "mean", "full", "timed out", "crashed", "out of memory"]
+        )
         writer.writeheader()
         writer.writerows(summary)
     unreadable = sum(bool(row.get("error")) for row in rows)
-    log(f"scores written to {out_csv}, per-question summary to {out_csv.parent / 'summary.csv'}"
-        + (f"; {unreadable} submissions could not be graded (see the error column)" if unreadable else ""))
+    log(
+        f"scores written to {out_csv}, per-question summary to {out_csv.parent / 'summary.csv'}"
+        + (f"; {unreadable} submissions could not be graded (see the error column)" if unreadable else "")
+    )
     for line in summary:
-        log(f"  {line['question']}: mean {line['mean']}, {line['timed out']} timed out, {line['crashed']} crashed, "
-            f"{line['out of memory']} out of memory")
+        log(
+            f"  {line['question']}: mean {line['mean']}, {line['timed out']} timed out, {line['crashed']} crashed, "
+            f"{line['out of memory']} out of memory"
+        )
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
@@ -236,19 +265,35 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
     parser.add_argument("submissions", type=Path, help="folder holding the submitted .ipynb files")
     parser.add_argument("--out", type=Path, default=None, help="CSV to write (default: SUBMISSIONS/scores.csv)")
     parser.add_argument("--autograders", type=Path, default=DIST / "autograder")
-    parser.add_argument("--scheduler", default=None,
-                        help="grade on the Dask cluster of this scheduler (tcp://host:8786); "
-                             "default: a local cluster sized to this machine")
-    parser.add_argument("--unbounded", action="store_true",
-                        help="grade without bounding each sandbox as a whole (where no cgroup can be made "
-                             "here): each worker process is still limited, the sandbox as a whole is not")
-    parser.add_argument("--unisolated", action="store_true",
-                        help="grade even where the students' code cannot be confined (bubblewrap missing "
-                             "or unable to run): a submission can then read and change whatever you can")
+    parser.add_argument(
+        "--scheduler",
+        default=None,
+        help="grade on the Dask cluster of this scheduler (tcp://host:8786); "
+        "default: a local cluster sized to this machine",
+    )
+    parser.add_argument(
+        "--unbounded",
+        action="store_true",
+        help="grade without bounding each sandbox as a whole (where no cgroup can be made "
+        "here): each worker process is still limited, the sandbox as a whole is not",
+    )
+    parser.add_argument(
+        "--unisolated",
+        action="store_true",
+        help="grade even where the students' code cannot be confined (bubblewrap missing "
+        "or unable to run): a submission can then read and change whatever you can",
+    )
     args = parser.parse_args(argv)
     out = args.out or args.submissions / "scores.csv"
-    grade(args.submissions, out, args.autograders, progress=True,
-          unisolated=args.unisolated, scheduler=args.scheduler, unbounded=args.unbounded)
+    grade(
+        args.submissions,
+        out,
+        args.autograders,
+        progress=True,
+        unisolated=args.unisolated,
+        scheduler=args.scheduler,
+        unbounded=args.unbounded,
+    )
     from coursekit.grading import report  # matplotlib and the catalogue: only once the grading is done
 
     report.write(out, args.autograders)

@@ -75,8 +75,19 @@ DEFAULT_CELL_SECONDS = 20.0
 DEFAULT_MEMORY = 2 * 2**30
 # Imported here, before any student code runs anywhere, so that the tests' own imports are
 # already loaded from an untouched disk.
-_PRELOAD = ("numpy", "scipy", "scipy.optimize", "scipy.stats", "scipy.special", "scipy.sparse",
-            "scipy.integrate", "scipy.linalg", "fractions", "math", "itertools")
+_PRELOAD = (
+    "numpy",
+    "scipy",
+    "scipy.optimize",
+    "scipy.stats",
+    "scipy.special",
+    "scipy.sparse",
+    "scipy.integrate",
+    "scipy.linalg",
+    "fractions",
+    "math",
+    "itertools",
+)
 # In an autograder zip: the fingerprints of the lecture cells that grading may skip.
 SKIPPABLE = "skippable.json"
 SKIPPED = "not run: a lecture cell that no answer or check uses"
@@ -133,26 +144,39 @@ class Assignment:
         """
         zip_path = Path(zip_path)
         if zip_path.is_dir():  # unpacked, as in a grading image's /autograder/source
+
             def member(name, default):
                 return json.loads((zip_path / name).read_text()) if (zip_path / name).exists() else default
+
             config = json.loads((zip_path / "otter_config.json").read_text())
             tests = {p.stem: p.read_text() for p in (zip_path / "tests").glob("*.py")}
             rules, skippable = member("questions.json", {}), member(SKIPPABLE, {})
         else:
             with zipfile.ZipFile(zip_path) as archive:
+
                 def member(name, default):
                     return json.loads(archive.read(name)) if name in archive.namelist() else default
+
                 config = json.loads(archive.read("otter_config.json"))
-                tests = {Path(n).stem: archive.read(n).decode() for n in archive.namelist()
-                         if n.startswith("tests/") and n.endswith(".py")}
+                tests = {
+                    Path(n).stem: archive.read(n).decode()
+                    for n in archive.namelist()
+                    if n.startswith("tests/") and n.endswith(".py")
+                }
                 rules, skippable = member("questions.json", {}), member(SKIPPABLE, {})
         seconds = DEFAULT_CELL_SECONDS
         for plugin in config.get("plugins", []):
             if isinstance(plugin, dict) and "coursekit.grading.time_limit.CellTimeLimit" in plugin:
                 seconds = float((plugin["coursekit.grading.time_limit.CellTimeLimit"] or {}).get("seconds", seconds))
         order = sorted(tests, key=lambda q: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", q)])
-        return cls(config.get("assignment_name", zip_path.stem.removesuffix("-autograder")),
-                   {q: tests[q] for q in order}, seconds, zip_path, rules, frozenset(skippable.get("cells", ())))
+        return cls(
+            config.get("assignment_name", zip_path.stem.removesuffix("-autograder")),
+            {q: tests[q] for q in order},
+            seconds,
+            zip_path,
+            rules,
+            frozenset(skippable.get("cells", ())),
+        )
 
 
 def _reason(outcome: Outcome, seconds: float, memory: int, where: str) -> str:
@@ -163,8 +187,10 @@ def _reason(outcome: Outcome, seconds: float, memory: int, where: str) -> str:
     if outcome.status == "died":
         return f"the process died {where}"
     if outcome.status == "flood":
-        return (f"sent the grader more than it reads ({MAX_MESSAGE // 2**20} MiB or {MAX_ITEMS:,} values "
-                f"in one answer, {MAX_CHECK_BYTES // 2**20} MiB in one question's check) {where}")
+        return (
+            f"sent the grader more than it reads ({MAX_MESSAGE // 2**20} MiB or {MAX_ITEMS:,} values "
+            f"in one answer, {MAX_CHECK_BYTES // 2**20} MiB in one question's check) {where}"
+        )
     if outcome.status == "check-memory":
         return f"the check ran out of memory on this answer ({checking.CHECK_MEMORY // 2**30} GiB)"
     if outcome.status == "check-died":
@@ -172,8 +198,15 @@ def _reason(outcome: Outcome, seconds: float, memory: int, where: str) -> str:
     return f"raised {identifier(outcome.detail)} {where}"
 
 
-def _run_cells(sandbox: Sandbox, sources: list[str], skip: dict[int, str], seconds: float, memory: int,
-               raised: dict[int, str], budget_end: float) -> None:
+def _run_cells(
+    sandbox: Sandbox,
+    sources: list[str],
+    skip: dict[int, str],
+    seconds: float,
+    memory: int,
+    raised: dict[int, str],
+    budget_end: float,
+) -> None:
     """Run every cell not in ``skip``; a cell that is fatal joins ``skip`` and the rest run again."""
     while True:
         sandbox.start()
@@ -193,9 +226,17 @@ def _run_cells(sandbox: Sandbox, sources: list[str], skip: dict[int, str], secon
             return
 
 
-def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool | None = None,
-                     isolation: str = "required", protect=(), memory_bytes: int = DEFAULT_MEMORY,
-                     budget_seconds: float | None = None, cell_seconds: float | None = None) -> dict:
+def grade_submission(
+    assignment: Assignment,
+    notebook_path,
+    *,
+    pool: WorkerPool | None = None,
+    isolation: str = "required",
+    protect=(),
+    memory_bytes: int = DEFAULT_MEMORY,
+    budget_seconds: float | None = None,
+    cell_seconds: float | None = None,
+) -> dict:
     """Grade one submitted notebook against an assignment.
 
     Parameters
@@ -230,8 +271,14 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
     """
     if pool is None:
         with WorkerPool(isolation, [*protect, _secret(assignment)], memory_bytes) as own:
-            return grade_submission(assignment, notebook_path, pool=own, memory_bytes=memory_bytes,
-                                    budget_seconds=budget_seconds, cell_seconds=cell_seconds)
+            return grade_submission(
+                assignment,
+                notebook_path,
+                pool=own,
+                memory_bytes=memory_bytes,
+                budget_seconds=budget_seconds,
+                cell_seconds=cell_seconds,
+            )
     for module in _PRELOAD:
         __import__(module)
     result = {"questions": {}, "error": "", "isolated": pool.isolated, "confinement": pool.confinement}
@@ -249,8 +296,9 @@ def grade_submission(assignment: Assignment, notebook_path, *, pool: WorkerPool 
     seconds, memory = cell_seconds or assignment.cell_seconds, memory_bytes
     budget = budget_seconds or 3 * (len(sources) + len(assignment.tests)) * seconds
     budget_end = time.monotonic() + budget
-    lecture = {i: SKIPPED for i, source in enumerate(sources)
-               if i not in owner and fingerprint(source) in assignment.skippable}
+    lecture = {
+        i: SKIPPED for i, source in enumerate(sources) if i not in owner and fingerprint(source) in assignment.skippable
+    }
     support = pool.support(assignment.zip_path)
     sandbox = Sandbox(pool.zygote(Environment(support)), memory)
     grade = (assignment, pool, support, sandbox, sources, owner, seconds, memory, budget_end)
@@ -286,11 +334,20 @@ def _grade_all(assignment, pool, support, sandbox, sources, owner, seconds, memo
         forbids = tuple((assignment.rules.get(question) or {}).get("forbids") or ())
         if forbids and pool.isolated:
             questions[question] = _grade_banned(
-                assignment, question, Sandbox(pool.zygote(Environment(support, forbids)), memory),
-                first, sources, owner, seconds, memory, budget_end)
+                assignment,
+                question,
+                Sandbox(pool.zygote(Environment(support, forbids)), memory),
+                first,
+                sources,
+                owner,
+                seconds,
+                memory,
+                budget_end,
+            )
         else:
             questions[question] = _grade_question(
-                assignment, question, sandbox, owner, skip, raised, seconds, memory, budget_end, sources)
+                assignment, question, sandbox, owner, skip, raised, seconds, memory, budget_end, sources
+            )
     return questions
 
 
@@ -307,8 +364,9 @@ def _grade_banned(assignment, question, sandbox, first, sources, owner, seconds,
     skip, raised = {}, {}
     try:
         _run_cells(sandbox, own_sources, skip, seconds, memory, raised, budget_end)
-        return _grade_question(assignment, question, sandbox, own_owner, skip, raised, seconds, memory,
-                               budget_end, own_sources)
+        return _grade_question(
+            assignment, question, sandbox, own_owner, skip, raised, seconds, memory, budget_end, own_sources
+        )
     finally:
         sandbox.close()
 
@@ -331,8 +389,9 @@ def _grade_question(assignment, question, sandbox, owner, skip, raised, seconds,
         return entry
     verdict = checking.run(tests, sandbox, seconds, budget_end)
     if verdict.abort:
-        entry["reason"] = _reason(Outcome(verdict.abort, verdict.limit), seconds, memory,
-                                  "while checking this question")
+        entry["reason"] = _reason(
+            Outcome(verdict.abort, verdict.limit), seconds, memory, "while checking this question"
+        )
         _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)  # a fresh worker
         return entry
     entry["score"] = min(max(verdict.score, 0), tests.possible)
@@ -340,8 +399,9 @@ def _grade_question(assignment, question, sandbox, owner, skip, raised, seconds,
         why = [f"the answer raised {identifier(verdict.raised)} on a test input"] if verdict.raised else []
         # What a failed public check told the student (it names a known mistake where it can); a
         # hidden test's text is never shown.
-        entry["reason"] = "; ".join([f"failed {verdict.failed} of {verdict.tests} tests", *why,
-                                     *([verdict.said] if verdict.said else [])])
+        entry["reason"] = "; ".join(
+            [f"failed {verdict.failed} of {verdict.tests} tests", *why, *([verdict.said] if verdict.said else [])]
+        )
     return entry
 
 
@@ -373,17 +433,24 @@ def serve() -> None:
             try:
                 if key not in pools:
                     pools[key] = WorkerPool(key[0], protect, memory, key[3])
-                result = grade_submission(assignments[path], request["submission"], pool=pools[key],
-                                          memory_bytes=memory,
-                                          budget_seconds=request.get("budget_seconds"),
-                                          cell_seconds=request.get("cell_seconds"))
+                result = grade_submission(
+                    assignments[path],
+                    request["submission"],
+                    pool=pools[key],
+                    memory_bytes=memory,
+                    budget_seconds=request.get("budget_seconds"),
+                    cell_seconds=request.get("cell_seconds"),
+                )
             except IsolationUnavailable as error:
                 print(f"not graded: {error}", file=sys.stderr)
                 result = {"questions": {}, "error": f"not graded: {plain(error)}", "isolated": False}
             except Exception as error:  # noqa: BLE001 - one submission's failure is its row, never the batch's end
                 traceback.print_exc()
-                result = {"questions": {}, "error": f"not graded: the grader failed on this submission "
-                                                    f"({identifier(type(error).__name__)})", "isolated": False}
+                result = {
+                    "questions": {},
+                    "error": f"not graded: the grader failed on this submission ({identifier(type(error).__name__)})",
+                    "isolated": False,
+                }
             out.write(json.dumps(result) + "\n")
             out.flush()
     finally:
@@ -396,32 +463,59 @@ def main(argv=None) -> None:
     if argv is None and sys.argv[1:] == ["--serve"]:
         serve()
         return
-    parser = argparse.ArgumentParser(description="Grade one notebook; print the result as JSON "
-                                                 "(or, with --serve alone, many: see serve()).")
+    parser = argparse.ArgumentParser(
+        description="Grade one notebook; print the result as JSON (or, with --serve alone, many: see serve())."
+    )
     parser.add_argument("autograder", type=Path)
     parser.add_argument("submission", type=Path)
-    parser.add_argument("--protect", type=Path, action="append", default=[],
-                        help="a folder the worker must not see (repeat for several)")
+    parser.add_argument(
+        "--protect",
+        type=Path,
+        action="append",
+        default=[],
+        help="a folder the worker must not see (repeat for several)",
+    )
     parser.add_argument("--memory-gib", type=float, default=DEFAULT_MEMORY / 2**30)
     parser.add_argument("--budget-seconds", type=float, default=None)
     parser.add_argument("--cell-seconds", type=float, default=None)
-    parser.add_argument("--isolation", choices=("required", "auto", "off"), default="required",
-                        help="confine the worker: always (default; stop where impossible), where possible "
-                             "(a grading image with a container per submission), or never")
-    parser.add_argument("--gradescope", type=Path, default=None,
-                        help="also write Gradescope's results.json here (what run_autograder does)")
+    parser.add_argument(
+        "--isolation",
+        choices=("required", "auto", "off"),
+        default="required",
+        help="confine the worker: always (default; stop where impossible), where possible "
+        "(a grading image with a container per submission), or never",
+    )
+    parser.add_argument(
+        "--gradescope",
+        type=Path,
+        default=None,
+        help="also write Gradescope's results.json here (what run_autograder does)",
+    )
     args = parser.parse_args(argv)
     try:
-        result = grade_submission(Assignment.load(args.autograder), args.submission, isolation=args.isolation,
-                                  protect=[args.submission.parent, *args.protect],
-                                  memory_bytes=int(args.memory_gib * 2**30), budget_seconds=args.budget_seconds,
-                                  cell_seconds=args.cell_seconds)
+        result = grade_submission(
+            Assignment.load(args.autograder),
+            args.submission,
+            isolation=args.isolation,
+            protect=[args.submission.parent, *args.protect],
+            memory_bytes=int(args.memory_gib * 2**30),
+            budget_seconds=args.budget_seconds,
+            cell_seconds=args.cell_seconds,
+        )
     except IsolationUnavailable as error:
         if args.gradescope:  # the course's staff see why in Gradescope, and fix the image
             args.gradescope.parent.mkdir(parents=True, exist_ok=True)
-            args.gradescope.write_text(json.dumps(gradescope_results(
-                {"error": "the grading image cannot keep your code apart from the tests; the course's staff "
-                          "have been told", "confinement": plain(str(error))})))
+            args.gradescope.write_text(
+                json.dumps(
+                    gradescope_results(
+                        {
+                            "error": "the grading image cannot keep your code apart from the tests; the course's staff "
+                            "have been told",
+                            "confinement": plain(str(error)),
+                        }
+                    )
+                )
+            )
         raise SystemExit(f"not graded: {error}; or pass --isolation off to grade without it") from None
     if args.gradescope:
         args.gradescope.parent.mkdir(parents=True, exist_ok=True)
@@ -443,14 +537,23 @@ def gradescope_results(result: dict) -> dict:
         One test per question (its score, points and the reason points were lost), and the total.
     """
     if result.get("error"):
-        return {"score": 0, "output": f"This submission could not be graded: {result['error']}", "tests": [],
-                "extra_data": {"confinement": result.get("confinement", "")}}
-    tests = [{"name": q, "score": e["score"], "max_score": e["possible"], "output": e["reason"],
-              "visibility": "visible"} for q, e in result["questions"].items()]
+        return {
+            "score": 0,
+            "output": f"This submission could not be graded: {result['error']}",
+            "tests": [],
+            "extra_data": {"confinement": result.get("confinement", "")},
+        }
+    tests = [
+        {"name": q, "score": e["score"], "max_score": e["possible"], "output": e["reason"], "visibility": "visible"}
+        for q, e in result["questions"].items()
+    ]
     # How the code was confined is for the course's staff (extra_data), not for the student.
-    return {"score": sum(t["score"] for t in tests), "tests": tests,
-            "output": "Your notebook's cells ran first, then each question's tests.",
-            "extra_data": {"confinement": result.get("confinement", "")}}
+    return {
+        "score": sum(t["score"] for t in tests),
+        "tests": tests,
+        "output": "Your notebook's cells ran first, then each question's tests.",
+        "extra_data": {"confinement": result.get("confinement", "")},
+    }
 
 
 if __name__ == "__main__":

@@ -56,15 +56,15 @@ SHM_BYTES = 64 * 2**20
 WORKER_FILES = ("worker.py", "plain_data.py")
 HERE = Path(__file__).resolve().parent
 SYSTEM = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-INSTALL_HINT = ("install bubblewrap (Debian, Ubuntu: `sudo apt-get install bubblewrap`; Fedora: "
-                "`sudo dnf install bubblewrap`)")
+INSTALL_HINT = (
+    "install bubblewrap (Debian, Ubuntu: `sudo apt-get install bubblewrap`; Fedora: `sudo dnf install bubblewrap`)"
+)
 # The grading machinery, which no answer may import (it could read the checks or forge a result): never
 # bound into the working folder, and covered wherever else the worker could import it from.
 GRADER_PACKAGES = ("coursekit",)
 # A module's other names: banning it bans them too (decimal is its C module, or its pure-Python twin).
 OTHER_NAMES = {"decimal": ("_decimal", "_pydecimal")}
-BANNED_MODULE = ('raise ModuleNotFoundError(f"{__name__} is not available to this question\'s answer", '
-                 'name=__name__)\n')
+BANNED_MODULE = 'raise ModuleNotFoundError(f"{__name__} is not available to this question\'s answer", name=__name__)\n'
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,11 @@ def interpreter_folders() -> list[Path]:
     """
     found = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     found.add(Path(os.path.realpath(sys.executable)).parent)
-    found |= {Path(p).resolve() for p in sys.path if p and Path(p).name in ("site-packages", "dist-packages")
-              and Path(p).is_dir()}
+    found |= {
+        Path(p).resolve()
+        for p in sys.path
+        if p and Path(p).name in ("site-packages", "dist-packages") and Path(p).is_dir()
+    }
     found = {p for p in found if not p.is_relative_to("/usr")}
     return sorted(p for p in found if not any(p != q and p.is_relative_to(q) for q in found))
 
@@ -142,16 +145,24 @@ def _ban_arguments(environment: Environment, banned_file: Path) -> list[str]:
             places.append((support / Path(*parts), Path(SANDBOX_HOME, *parts)))
         for host, inside in places:
             if host.is_dir():
-                arguments += ["--tmpfs", str(inside), "--ro-bind", str(banned_file), f"{inside}/__init__.py",
-                              "--remount-ro", str(inside)]
+                arguments += [
+                    "--tmpfs",
+                    str(inside),
+                    "--ro-bind",
+                    str(banned_file),
+                    f"{inside}/__init__.py",
+                    "--remount-ro",
+                    str(inside),
+                ]
             for module in sorted(host.parent.glob(f"{host.name}.*")) if host.parent.is_dir() else []:
                 if module.suffix in (".py", ".so", ".pyc") and module.is_file():
                     arguments += ["--ro-bind", str(banned_file), str(inside.parent / module.name)]
     return arguments
 
 
-def sandbox_command(environment: Environment, command: list[str], banned_file: Path | None = None,
-                    seccomp_fd: int | None = None) -> list[str]:
+def sandbox_command(
+    environment: Environment, command: list[str], banned_file: Path | None = None, seccomp_fd: int | None = None
+) -> list[str]:
     """``bwrap`` with the allowlist of the module docstring, then ``command`` inside it.
 
     Parameters
@@ -172,12 +183,42 @@ def sandbox_command(environment: Environment, command: list[str], banned_file: P
     -------
     list of str
     """
-    args = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--hostname", "grader",
-            "--proc", "/proc", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
-            "--mqueue", "/dev/mqueue",
-            "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp", "--size", str(TMPFS_BYTES), "--tmpfs", SANDBOX_HOME,
-            "--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]
+    args = [
+        "bwrap",
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "grader",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(SHM_BYTES),
+        "--tmpfs",
+        "/dev/shm",
+        "--mqueue",
+        "/dev/mqueue",
+        "--size",
+        str(TMPFS_BYTES),
+        "--tmpfs",
+        "/tmp",
+        "--size",
+        str(TMPFS_BYTES),
+        "--tmpfs",
+        SANDBOX_HOME,
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--ro-bind-try",
+        "/etc/ld.so.cache",
+        "/etc/ld.so.cache",
+    ]
     for path in SYSTEM:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -205,8 +246,9 @@ def sandbox_command(environment: Environment, command: list[str], banned_file: P
 def copy_support(support: Path | None, folder: Path) -> None:
     """Copy the support files into ``folder`` (a worker's own, where no sandbox binds them), never the machinery."""
     if support is not None:
-        shutil.copytree(support, folder, dirs_exist_ok=True,
-                        ignore=lambda parent, names: [n for n in names if n in GRADER_PACKAGES])
+        shutil.copytree(
+            support, folder, dirs_exist_ok=True, ignore=lambda parent, names: [n for n in names if n in GRADER_PACKAGES]
+        )
 
 
 def filter_file() -> int:
@@ -221,11 +263,12 @@ def _covers(folder: Path, protected: Path) -> bool:
     return protected.resolve() == folder or protected.resolve().is_relative_to(folder)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _probe() -> str | None:
     if not sys.platform.startswith("linux"):
-        return (f"the grading sandbox needs Linux (this is {sys.platform}): grade in a Linux virtual machine "
-                "or container")
+        return (
+            f"the grading sandbox needs Linux (this is {sys.platform}): grade in a Linux virtual machine or container"
+        )
     if shutil.which("bwrap") is None:
         return f"bubblewrap (bwrap) is not installed: {INSTALL_HINT}"
     found = syscalls.problem()
@@ -233,21 +276,30 @@ def _probe() -> str | None:
         return found
     with tempfile.TemporaryDirectory(prefix="lecturekit-probe-") as support:
         program = filter_file()
-        command = sandbox_command(Environment(Path(support)), [sys.executable, "-c", "import os; os.listdir('/')"],
-                                  seccomp_fd=program)
+        command = sandbox_command(
+            Environment(Path(support)), [sys.executable, "-c", "import os; os.listdir('/')"], seccomp_fd=program
+        )
         try:
-            result = subprocess.run(command, capture_output=True, text=True, timeout=60, pass_fds=(program,),
-                                    env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+            result = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                pass_fds=(program,),
+                env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            )
         except (OSError, subprocess.TimeoutExpired) as error:
             return f"bubblewrap did not start: {error}"
         finally:
             os.close(program)
     if result.returncode != 0:
         said = (result.stderr.strip().splitlines() or ["no message"])[-1]
-        return (f"bubblewrap cannot build the sandbox here ({said}). It needs user namespaces: grade as "
-                "root (in a container, run it with --privileged or with seccomp and AppArmor allowing "
-                "namespaces), or allow unprivileged user namespaces (Ubuntu 24.04: sysctl "
-                "kernel.apparmor_restrict_unprivileged_userns=0)")
+        return (
+            f"bubblewrap cannot build the sandbox here ({said}). It needs user namespaces: grade as "
+            "root (in a container, run it with --privileged or with seccomp and AppArmor allowing "
+            "namespaces), or allow unprivileged user namespaces (Ubuntu 24.04: sysctl "
+            "kernel.apparmor_restrict_unprivileged_userns=0)"
+        )
     return None
 
 
@@ -277,6 +329,8 @@ def problem(protect=(), environment: Environment | None = None) -> str | None:
     for folder in visible_folders(environment or Environment()):
         for protected in protect:
             if _covers(folder, Path(protected)):
-                return (f"a confined worker would see {protected} through {folder}, which it needs "
-                        f"(the interpreter, its packages or the support files): keep {protected} outside it")
+                return (
+                    f"a confined worker would see {protected} through {folder}, which it needs "
+                    f"(the interpreter, its packages or the support files): keep {protected} outside it"
+                )
     return None

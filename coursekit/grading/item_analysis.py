@@ -240,8 +240,11 @@ def shared_unusual(answers: dict[str, dict[str, str]], submissions: int) -> list
         if 2 <= len(names) <= limit:
             for pair in combinations(sorted(names), 2):
                 together[pair][question] = answer
-    pairs = [Pair(a, b, dict(sorted(shared.items(), key=lambda kv: question_order(kv[0]))))
-             for (a, b), shared in together.items() if len(shared) >= MIN_SHARED]
+    pairs = [
+        Pair(a, b, dict(sorted(shared.items(), key=lambda kv: question_order(kv[0]))))
+        for (a, b), shared in together.items()
+        if len(shared) >= MIN_SHARED
+    ]
     return sorted(pairs, key=lambda p: (-len(p.shared), p.first, p.second))
 
 
@@ -274,8 +277,7 @@ class Assignment:
     unconfined: list[str]  # submissions graded without bubblewrap's confinement (isolated: no)
 
 
-def summarize(name: str, rows: list[dict], possible: dict[str, float],
-              catalogue: dict[str, list[dict]]) -> Assignment:
+def summarize(name: str, rows: list[dict], possible: dict[str, float], catalogue: dict[str, list[dict]]) -> Assignment:
     """The statistics of one assignment.
 
     Parameters
@@ -300,13 +302,18 @@ def summarize(name: str, rows: list[dict], possible: dict[str, float],
     names = questions_of(rows)
     missing = [q for q in names if possible.get(q, 0) <= 0]
     if missing:
-        raise ValueError(f"{name}: the points possible of {', '.join(missing)} are not known "
-                         f"(the autograder zip of this assignment does not match its scores)")
+        raise ValueError(
+            f"{name}: the points possible of {', '.join(missing)} are not known "
+            f"(the autograder zip of this assignment does not match its scores)"
+        )
     scores = np.array([[float(row.get(q, 0.0)) for q in names] for row in rows]).reshape(len(rows), len(names))
     questions, answers = [], defaultdict(dict)
     for j, question in enumerate(names):
-        lost = [(row["submission"], row.get(f"{question} reason", "") or "")
-                for row, s in zip(rows, scores[:, j], strict=True) if s < possible[question] - 1e-9]
+        lost = [
+            (row["submission"], row.get(f"{question} reason", "") or "")
+            for row, s in zip(rows, scores[:, j], strict=True)
+            if s < possible[question] - 1e-9
+        ]
         entries = catalogue.get(question) or []
         for submission, reason in lost:
             answers[submission][question] = named(reason, entries) or reason
@@ -315,9 +322,26 @@ def summarize(name: str, rows: list[dict], possible: dict[str, float],
         shares = {kind: found[kind] / len(rows) for kind in FAULTS}
         ease = facility(scores[:, j], possible[question])
         power = discrimination(scores, j) if len(names) > 1 else None
-        questions.append(Question(question, possible[question], len(rows), float(scores[:, j].mean()), ease,
-                                  power, shares, mistakes(reasons, entries), review(ease, power)))
-    return Assignment(name, [row["submission"] for row in rows], [float(t) for t in scores.sum(axis=1)],
-                      float(sum(possible[q] for q in names)), questions, shared_unusual(dict(answers), len(rows)),
-                      [float(row["seconds"]) for row in rows if "seconds" in row],
-                      [row["submission"] for row in rows if row.get("isolated") == "no"])
+        questions.append(
+            Question(
+                question,
+                possible[question],
+                len(rows),
+                float(scores[:, j].mean()),
+                ease,
+                power,
+                shares,
+                mistakes(reasons, entries),
+                review(ease, power),
+            )
+        )
+    return Assignment(
+        name,
+        [row["submission"] for row in rows],
+        [float(t) for t in scores.sum(axis=1)],
+        float(sum(possible[q] for q in names)),
+        questions,
+        shared_unusual(dict(answers), len(rows)),
+        [float(row["seconds"]) for row in rows if "seconds" in row],
+        [row["submission"] for row in rows if row.get("isolated") == "no"],
+    )

@@ -41,6 +41,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import math
 import re
@@ -63,13 +64,19 @@ PERIOD_US = 100_000
 LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 RESERVED = ("tasks", "notify_on_release", "release_agent")  # cgroup v1's files without a dot, in every folder
 REMOVE_SECONDS = 5.0  # a killed sandbox's tmpfs of 270,000 files takes about a second to go
-FIX = ("Grade as root on Linux with cgroups (a virtual machine, or a container given a cgroup of its own), "
-       "or as a user with a systemd session")
-DELEGATE = ("as root, write the two lines `[Service]` and `Delegate=pids memory cpu` to "
-            "/etc/systemd/system/user@.service.d/delegate.conf, run `systemctl daemon-reload`, and log in again")
-NO_INTERNAL = ("{own} holds other processes than the grader, and cgroup v2 passes no controller to the children "
-               "of a cgroup that holds processes: run the grader as the only process of its cgroup (exec it from "
-               "the container's entry point, or start it with `systemd-run --scope -p Delegate=yes`)")
+FIX = (
+    "Grade as root on Linux with cgroups (a virtual machine, or a container given a cgroup of its own), "
+    "or as a user with a systemd session"
+)
+DELEGATE = (
+    "as root, write the two lines `[Service]` and `Delegate=pids memory cpu` to "
+    "/etc/systemd/system/user@.service.d/delegate.conf, run `systemctl daemon-reload`, and log in again"
+)
+NO_INTERNAL = (
+    "{own} holds other processes than the grader, and cgroup v2 passes no controller to the children "
+    "of a cgroup that holds processes: run the grader as the only process of its cgroup (exec it from "
+    "the container's entry point, or start it with `systemd-run --scope -p Delegate=yes`)"
+)
 
 
 class LimitsUnavailable(RuntimeError):
@@ -101,10 +108,16 @@ class Limits:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"Limits.{name} must be a whole number of at least {least}, not {value!r}")
-        if (isinstance(self.cpus, bool) or not isinstance(self.cpus, (int, float)) or not math.isfinite(self.cpus)
-                or self.cpus < 0.01):
-            raise ValueError(f"Limits.cpus must be a number of CPUs of at least 0.01 (the kernel's least quota is "
-                             f"1 ms per {PERIOD_US // 1000} ms), not {self.cpus!r}")
+        if (
+            isinstance(self.cpus, bool)
+            or not isinstance(self.cpus, (int, float))
+            or not math.isfinite(self.cpus)
+            or self.cpus < 0.01
+        ):
+            raise ValueError(
+                f"Limits.cpus must be a number of CPUs of at least 0.01 (the kernel's least quota is "
+                f"1 ms per {PERIOD_US // 1000} ms), not {self.cpus!r}"
+            )
 
     @property
     def quota_us(self) -> int:
@@ -142,15 +155,22 @@ def _check(host: Host, plan: Plan) -> str | None:
             return f"{plan.program} did not run ({error})"
         if result.returncode != 0:
             said = (result.stderr.strip().splitlines() or ["no message"])[-1]
-            return (f"`{' '.join(command[:3])}` fails ({said}): it needs a systemd "
-                    f"{'user manager (a login session, or `loginctl enable-linger`)' if plan.user else 'machine'}")
+            return (
+                f"`{' '.join(command[:3])}` fails ({said}): it needs a systemd "
+                f"{'user manager (a login session, or `loginctl enable-linger`)' if plan.user else 'machine'}"
+            )
         got = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
-        wanted = {"memory.max": str(PROBE.memory_bytes), "pids.max": str(PROBE.tasks),
-                  "cpu.max": f"{PROBE.quota_us} {PERIOD_US}"}
+        wanted = {
+            "memory.max": str(PROBE.memory_bytes),
+            "pids.max": str(PROBE.tasks),
+            "cpu.max": f"{PROBE.quota_us} {PERIOD_US}",
+        }
         lacking = [name.split(".")[0] for name, value in wanted.items() if got.get(name) != value]
         if lacking:
-            return (f"the scopes systemd makes are not bounded by the {', '.join(lacking)} controller(s), which "
-                    f"it is not delegated (systemd before 252 and RHEL 9 delegate only pids and memory): {DELEGATE}")
+            return (
+                f"the scopes systemd makes are not bounded by the {', '.join(lacking)} controller(s), which "
+                f"it is not delegated (systemd before 252 and RHEL 9 delegate only pids and memory): {DELEGATE}"
+            )
         return None
     try:
         Group(PROBE, label, host=host, _plan=plan).close()
@@ -200,21 +220,47 @@ def mechanism(host: Host | None = None) -> str | None:
 
 
 def _scope_command(plan: Plan, unit: str, limits: Limits, argv: list[str]) -> list[str]:
-    return [plan.program, *(["--user"] if plan.user else []), "--scope", "--quiet", "--collect", f"--unit={unit}",
-            "-p", f"MemoryMax={limits.memory_bytes}", "-p", "MemorySwapMax=0", "-p", f"TasksMax={limits.tasks}",
-            "-p", f"CPUQuota={max(1, round(limits.cpus * 100))}%", "-p", "CPUWeight=100", "--", *argv]
+    return [
+        plan.program,
+        *(["--user"] if plan.user else []),
+        "--scope",
+        "--quiet",
+        "--collect",
+        f"--unit={unit}",
+        "-p",
+        f"MemoryMax={limits.memory_bytes}",
+        "-p",
+        "MemorySwapMax=0",
+        "-p",
+        f"TasksMax={limits.tasks}",
+        "-p",
+        f"CPUQuota={max(1, round(limits.cpus * 100))}%",
+        "-p",
+        "CPUWeight=100",
+        "--",
+        *argv,
+    ]
 
 
 def _settings(kind: str, limits: Limits) -> list[tuple[str, str, object, bool]]:
     """(controller, file, value, required), in the order they are written."""
     m, q = limits.memory_bytes, limits.quota_us
     if kind == "v1":  # the memory bound before memsw's, which the kernel keeps at least as high
-        return [("memory", "memory.limit_in_bytes", m, True), ("memory", "memory.memsw.limit_in_bytes", m, False),
-                ("pids", "pids.max", limits.tasks, True), ("cpu", "cpu.cfs_period_us", PERIOD_US, True),
-                ("cpu", "cpu.cfs_quota_us", q, True), ("cpu", "cpu.shares", 1024, True)]
-    return [("memory", "memory.max", m, True), ("memory", "memory.swap.max", 0, False),
-            ("pids", "pids.max", limits.tasks, True), ("cpu", "cpu.max", f"{q} {PERIOD_US}", True),
-            ("cpu", "cpu.weight", 100, True)]
+        return [
+            ("memory", "memory.limit_in_bytes", m, True),
+            ("memory", "memory.memsw.limit_in_bytes", m, False),
+            ("pids", "pids.max", limits.tasks, True),
+            ("cpu", "cpu.cfs_period_us", PERIOD_US, True),
+            ("cpu", "cpu.cfs_quota_us", q, True),
+            ("cpu", "cpu.shares", 1024, True),
+        ]
+    return [
+        ("memory", "memory.max", m, True),
+        ("memory", "memory.swap.max", 0, False),
+        ("pids", "pids.max", limits.tasks, True),
+        ("cpu", "cpu.max", f"{q} {PERIOD_US}", True),
+        ("cpu", "cpu.weight", 100, True),
+    ]
 
 
 def _prepare_v2(host: Host, own: Path) -> None:
@@ -259,8 +305,10 @@ class Group:
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, not {type(limits).__name__}")
         if not isinstance(label, str) or not LABEL.fullmatch(label) or label in RESERVED:
-            raise ValueError(f"a group's label is a letter or digit and at most 63 more letters, digits, '_' or '-', "
-                             f"and not one of the files of a cgroup ({', '.join(RESERVED)}): not {label!r}")
+            raise ValueError(
+                f"a group's label is a letter or digit and at most 63 more letters, digits, '_' or '-', "
+                f"and not one of the files of a cgroup ({', '.join(RESERVED)}): not {label!r}"
+            )
         self.host = host or HOST
         self.plan = _plan or _detect(self.host)[0]
         if self.plan is None:
@@ -276,12 +324,16 @@ class Group:
         except BaseException as error:
             self.close()
             if isinstance(error, FileExistsError):
-                raise ValueError(f"a group labelled {label!r} exists already: labels are unique in a grading "
-                                 "process (close it first)") from error
+                raise ValueError(
+                    f"a group labelled {label!r} exists already: labels are unique in a grading "
+                    "process (close it first)"
+                ) from error
             if isinstance(error, OSError):
-                raise LimitsUnavailable(f"cannot make the cgroup {label!r} with {self.plan.description} "
-                                        f"({error.strerror}: {error.filename}): grade as root, or as the "
-                                        "owner of a delegated cgroup") from error
+                raise LimitsUnavailable(
+                    f"cannot make the cgroup {label!r} with {self.plan.description} "
+                    f"({error.strerror}: {error.filename}): grade as root, or as the "
+                    "owner of a delegated cgroup"
+                ) from error
             raise
 
     def _make(self) -> None:
@@ -346,10 +398,8 @@ class Group:
         """Every process in the group now (as this process's PID namespace numbers them)."""
         found = set()
         for folder, _ in self._found():
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 found |= {int(pid) for pid in self.host.read(folder / "cgroup.procs").split()}
-            except (OSError, ValueError):
-                pass
         return sorted(found)
 
     def _stop(self, deadline: float):
@@ -364,10 +414,8 @@ class Group:
             return keyed(host.read(folder / "cgroup.events")).get("frozen") == "1"
 
         def thaw() -> None:
-            try:
+            with contextlib.suppress(OSError):
                 host.write(folder / state, thawed)
-            except OSError:
-                pass
 
         try:
             if folder is not None and not v1 and host.exists(folder / "cgroup.kill"):
@@ -404,10 +452,8 @@ class Group:
             while True:
                 pids = self.pids()
                 for pid in pids:
-                    try:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
                         self.host.signal(pid, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
-                        pass
                 if thaw is not None:  # killed while frozen: they die as they thaw, without running again
                     thaw, then = None, thaw
                     then()
@@ -503,8 +549,9 @@ def remove_stale(pid: int, *, host: Host | None = None) -> None:
     if plan is None:
         return
     if plan.kind == "systemd":
-        result = systemctl(host, plan, "list-units", "--all", "--plain", "--no-legend", "--type=scope",
-                            f"{PREFIX}{int(pid)}-*")
+        result = systemctl(
+            host, plan, "list-units", "--all", "--plain", "--no-legend", "--type=scope", f"{PREFIX}{int(pid)}-*"
+        )
         for line in result.stdout.splitlines() if result else []:
             if line.split():
                 Group._adopt(host, plan, [], line.split()[0]).close()
@@ -512,13 +559,12 @@ def remove_stale(pid: int, *, host: Host | None = None) -> None:
     parents = {base: base / f"{PREFIX}{int(pid)}" for base in plan.bases}
     labels = set()
     for parent in parents.values():
-        try:
+        with contextlib.suppress(OSError):
             labels |= set(host.folders(parent))
-        except OSError:
-            pass
     for label in sorted(labels):
-        folders = [(parent / label, plan.bases[base]) for base, parent in parents.items()
-                   if host.exists(parent / label)]
+        folders = [
+            (parent / label, plan.bases[base]) for base, parent in parents.items() if host.exists(parent / label)
+        ]
         Group._adopt(host, plan, folders).close()
     with _PARENTS:
         for base, parent in parents.items():

@@ -143,8 +143,13 @@ def encode(value: Any, _depth: int = 0) -> Any:
         return {"d": [[encode(k, _depth + 1), encode(v, _depth + 1)] for k, v in value.items()]}
     if kind.__module__.startswith("scipy.sparse") and hasattr(value, "tocsr"):
         csr = value.tocsr()
-        return {"sp": kind.__name__, "shape": [int(n) for n in csr.shape], "data": _array(csr.data, _depth),
-                "indices": _array(csr.indices, _depth), "indptr": _array(csr.indptr, _depth)}
+        return {
+            "sp": kind.__name__,
+            "shape": [int(n) for n in csr.shape],
+            "data": _array(csr.data, _depth),
+            "indices": _array(csr.indices, _depth),
+            "indptr": _array(csr.indptr, _depth),
+        }
     if kind.__module__.startswith("sympy.") and hasattr(value, "free_symbols"):  # a symbolic answer
         # What coursekit.symbolic.to_data sends, without importing it: this runs in the grading
         # worker too, where a question may ban lecturekit (coursekit.grading.isolation).
@@ -167,8 +172,10 @@ class _Budget:
 
     def spend(self, size: int, what: str) -> None:
         if size > self.left:
-            raise ValueError(f"too large to grade: {what} would take {size:,} bytes, more than is left of the "
-                             f"{self.limit:,} that one answer may take; send a smaller value")
+            raise ValueError(
+                f"too large to grade: {what} would take {size:,} bytes, more than is left of the "
+                f"{self.limit:,} that one answer may take; send a smaller value"
+            )
         self.left -= size
 
 
@@ -212,7 +219,7 @@ def decode(data: Any, *, max_bytes: int = MAX_BYTES) -> Any:
         return _decode(data, _Budget(max_bytes), 0)
     except ValueError:
         raise
-    except Exception as error:  # NumPy, SciPy or Python refusing a forged part in words of their own
+    except Exception as error:  # noqa: BLE001 - NumPy, SciPy or Python refusing a forged part in words of their own
         raise ValueError(f"malformed plain data ({type(error).__name__}: {str(error)[:200]})") from None
 
 
@@ -234,8 +241,12 @@ def _pair(value: Any, what: str) -> list:
 
 
 def _shape(value: Any, what: str, ndim: int | None = None) -> tuple[int, ...]:
-    if (type(value) not in (list, tuple) or len(value) > 64 or (ndim is not None and len(value) != ndim)
-            or not all(type(n) is int and 0 <= n <= MAX_DIMENSION for n in value)):
+    if (
+        type(value) not in (list, tuple)
+        or len(value) > 64
+        or (ndim is not None and len(value) != ndim)
+        or not all(type(n) is int and 0 <= n <= MAX_DIMENSION for n in value)
+    ):
         axes = "up to 64" if ndim is None else str(ndim)
         raise _malformed(f"{what} is a list of {axes} whole numbers from 0 to 2**63 - 1")
     return tuple(value)
@@ -339,8 +350,9 @@ def _check_hashes(items: list, what: str) -> None:
     except TypeError:
         raise _malformed(f"{what} holds a value that cannot be hashed") from None
     if counts and max(counts.values()) > MAX_COLLISIONS:
-        raise _malformed(f"{what} holds more than {MAX_COLLISIONS} keys of one hash, which would take "
-                         "quadratic time to build")
+        raise _malformed(
+            f"{what} holds more than {MAX_COLLISIONS} keys of one hash, which would take quadratic time to build"
+        )
 
 
 def _load_array(payload: Any, budget: _Budget) -> np.ndarray:
@@ -363,10 +375,11 @@ def _load_array(payload: Any, budget: _Budget) -> np.ndarray:
     if dtype.hasobject or dtype.kind not in "biufcmMSUV" or dtype.subdtype is not None:
         raise _malformed(f"an array of dtype {dtype} travels as its items, not as .npy bytes")
     shape = _shape(shape, "an array's shape")
-    count, data = math.prod(shape), memoryview(raw)[stream.tell():]
+    count, data = math.prod(shape), memoryview(raw)[stream.tell() :]
     if count * dtype.itemsize != len(data):
-        raise _malformed(f"an array's header declares {count:,} items of {dtype.itemsize} bytes, "
-                         f"but {len(data):,} bytes follow it")
+        raise _malformed(
+            f"an array's header declares {count:,} items of {dtype.itemsize} bytes, but {len(data):,} bytes follow it"
+        )
     budget.spend(count * max(dtype.itemsize, 1), "an array")
     order = "F" if fortran_order else "C"
     if dtype.itemsize == 0:  # np.frombuffer cannot count items of no bytes
@@ -403,8 +416,10 @@ def _sparse(data: dict, budget: _Budget):
         raise _malformed("a sparse matrix holds numbers at integer indices")
     entries = len(values)
     if len(indices) != entries or len(indptr) != rows + 1:
-        raise _malformed(f"a sparse matrix of shape ({rows}, {cols}) with {entries} entries has {entries} indices "
-                         f"and {rows + 1} offsets, not {len(indices)} and {len(indptr)}")
+        raise _malformed(
+            f"a sparse matrix of shape ({rows}, {cols}) with {entries} entries has {entries} indices "
+            f"and {rows + 1} offsets, not {len(indices)} and {len(indptr)}"
+        )
     if indptr[0] != 0 or indptr[-1] != entries or np.any(indptr[1:] < indptr[:-1]):
         raise _malformed("a sparse matrix's offsets rise from 0 to its number of entries")
     if entries and (indices.min() < 0 or indices.max() >= cols):

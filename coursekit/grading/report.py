@@ -66,8 +66,10 @@ def points(assignment: str, autograders: Path) -> dict[str, float]:
     """Each question's points possible, as the assignment's autograder zip gives them."""
     zip_path = autograders / f"{assignment}-autograder.zip"
     if not zip_path.exists():
-        raise SystemExit(f"no autograder {zip_path.name} in {autograders}: the report reads each question's "
-                         "points from it; pass the folder the grading used (--autograders) or run `make assignments`")
+        raise SystemExit(
+            f"no autograder {zip_path.name} in {autograders}: the report reads each question's "
+            "points from it; pass the folder the grading used (--autograders) or run `make assignments`"
+        )
     zipped = Assignment.load(zip_path)
     return {q: float(zipped.test_file(q).possible) for q in zipped.tests}
 
@@ -95,10 +97,12 @@ def histogram(summary: analysis.Assignment) -> tuple[str, str]:
     figure.savefig(buffer, format="svg", metadata={"Date": None})
     uri = "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode()
     ranges = "; ".join(f"{a:g} to {b:g}: {c}" for a, b, c in zip(edges[:-1], edges[1:], counts, strict=True))
-    alt = (f"Histogram of the totals of the {len(totals)} graded submissions of {summary.name}, out of "
-           f"{possible:g} points: mean {totals.mean():.1f}, median {np.median(totals):g}, lowest {totals.min():g}, "
-           f"highest {totals.max():g}. Submissions per range of points (a range holds its lower end, the last "
-           f"also its upper end): {ranges}.")
+    alt = (
+        f"Histogram of the totals of the {len(totals)} graded submissions of {summary.name}, out of "
+        f"{possible:g} points: mean {totals.mean():.1f}, median {np.median(totals):g}, lowest {totals.min():g}, "
+        f"highest {totals.max():g}. Submissions per range of points (a range holds its lower end, the last "
+        f"also its upper end): {ranges}."
+    )
     return uri, alt
 
 
@@ -113,10 +117,16 @@ def _slug(name: str) -> str:
 def _table(caption: str, header: list[str], rows: list[list[str]], numeric: set[int] = frozenset()) -> str:
     """A table (cells already HTML) in a region that scrolls sideways on a narrow screen."""
     head = "".join(f'<th scope="col">{_e(h)}</th>' for h in header)
-    body = "".join("<tr>" + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"
-                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
-    return (f'<div class="scroll" tabindex="0" role="region" aria-label="{_e(caption)}"><table>'
-            f"<caption>{_e(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    body = "".join(
+        "<tr>"
+        + "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(row))
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        f'<div class="scroll" tabindex="0" role="region" aria-label="{_e(caption)}"><table>'
+        f"<caption>{_e(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
 
 
 def _n(count: int, word: str) -> str:
@@ -133,12 +143,35 @@ def _questions(summary: analysis.Assignment) -> str:
     for q in summary.questions:
         power = "undefined" if q.discrimination is None else f"{q.discrimination:.2f}"
         flag = f'<span class="flag">review: {_e("; ".join(q.review))}</span>' if q.review else ""
-        rows.append([_e(q.name), f"{q.possible:g}", f"{q.mean:.2f}", f"{q.facility:.2f}", power,
-                     _share(q.faults["timed out"]), _share(q.faults["crashed"]), _share(q.faults["out of memory"]),
-                     flag])
-    return _table(f"Questions of {summary.name} ({len(summary.submissions)} graded submissions)",
-                  ["Question", "Points", "Mean", "Facility", "Discrimination", "Timed out", "Crashed",
-                   "Out of memory", "To review"], rows, numeric=set(range(1, 8)))
+        rows.append(
+            [
+                _e(q.name),
+                f"{q.possible:g}",
+                f"{q.mean:.2f}",
+                f"{q.facility:.2f}",
+                power,
+                _share(q.faults["timed out"]),
+                _share(q.faults["crashed"]),
+                _share(q.faults["out of memory"]),
+                flag,
+            ]
+        )
+    return _table(
+        f"Questions of {summary.name} ({len(summary.submissions)} graded submissions)",
+        [
+            "Question",
+            "Points",
+            "Mean",
+            "Facility",
+            "Discrimination",
+            "Timed out",
+            "Crashed",
+            "Out of memory",
+            "To review",
+        ],
+        rows,
+        numeric=set(range(1, 8)),
+    )
 
 
 def _mistakes(summary: analysis.Assignment) -> str:
@@ -158,21 +191,25 @@ def _mistakes(summary: analysis.Assignment) -> str:
                 label = f"<em>{label}</em>: {reasons}{more}"
             rows.append([label, str(m.count), _share(m.count / lost)])
         named_count = sum(m.named for m in q.mistakes)
-        caption = (f"{q.name}: {lost} answers lost points; {named_count} named mistakes"
-                   + (f", the {min(named_count, MOST_MISTAKES)} most frequent shown" if named_count else ""))
-        parts.append(_table(caption, ["Mistake", "Answers", "Share of the answers that lost points"], rows,
-                            numeric={1, 2}))
+        caption = f"{q.name}: {lost} answers lost points; {named_count} named mistakes" + (
+            f", the {min(named_count, MOST_MISTAKES)} most frequent shown" if named_count else ""
+        )
+        parts.append(
+            _table(caption, ["Mistake", "Answers", "Share of the answers that lost points"], rows, numeric={1, 2})
+        )
     return "".join(parts)
 
 
 def _pairs(summary: analysis.Assignment, by_submission: dict[str, dict]) -> str:
     limit = analysis.unusual_limit(len(summary.submissions))
-    intro = (f"<p>A wrong answer to a question is <strong>unusual</strong> when at most {limit} of the "
-             f"{len(summary.submissions)} graded submissions gave it ({analysis.RARE_SHARE:.0%} of them, rounded down, "
-             f"and never fewer than 2); a wrong answer is the catalogue's named mistake where the grader's reason "
-             f"names one, else the grader's exact reason. Pairs that give the same unusual wrong answer on "
-             f"{analysis.MIN_SHARED} questions or more are shown side by side. This is a hint, not a finding: read "
-             f"the two notebooks (two blank answers can be unusual too).</p>")
+    intro = (
+        f"<p>A wrong answer to a question is <strong>unusual</strong> when at most {limit} of the "
+        f"{len(summary.submissions)} graded submissions gave it ({analysis.RARE_SHARE:.0%} of them, rounded down, "
+        f"and never fewer than 2); a wrong answer is the catalogue's named mistake where the grader's reason "
+        f"names one, else the grader's exact reason. Pairs that give the same unusual wrong answer on "
+        f"{analysis.MIN_SHARED} questions or more are shown side by side. This is a hint, not a finding: read "
+        f"the two notebooks (two blank answers can be unusual too).</p>"
+    )
     if not summary.pairs:
         return intro + "<p>No pair of submissions shares unusual wrong answers on that many questions.</p>"
     parts = [intro]
@@ -184,12 +221,20 @@ def _pairs(summary: analysis.Assignment, by_submission: dict[str, dict]) -> str:
             for row in (first, second):
                 reason = row.get(f"{q.name} reason", "")
                 cells.append(f"{row.get(q.name, 0):g}/{q.possible:g}" + (f": {_e(reason)}" if reason else ""))
-            same = (f'<span class="flag">same unusual answer: {_e(pair.shared[q.name])}</span>'
-                    if q.name in pair.shared else "")
+            same = (
+                f'<span class="flag">same unusual answer: {_e(pair.shared[q.name])}</span>'
+                if q.name in pair.shared
+                else ""
+            )
             rows.append([_e(q.name), *cells, same])
-        parts.append(_table(f"{pair.first} and {pair.second}: the same unusual wrong answer on "
-                            f"{len(pair.shared)} questions ({', '.join(pair.shared)})",
-                            ["Question", pair.first, pair.second, "Shared"], rows))
+        parts.append(
+            _table(
+                f"{pair.first} and {pair.second}: the same unusual wrong answer on "
+                f"{len(pair.shared)} questions ({', '.join(pair.shared)})",
+                ["Question", pair.first, pair.second, "Shared"],
+                rows,
+            )
+        )
     return "".join(parts)
 
 
@@ -199,30 +244,40 @@ def _time(summary: analysis.Assignment) -> str:
         return "<p>No time was recorded.</p>"
     slowest = sorted(zip(summary.seconds, summary.submissions, strict=False), reverse=True)[:SLOWEST]
     listed = ", ".join(f"{_e(name)} ({s:.1f} s)" for s, name in slowest)
-    return (f"<p>Grading took {sum(seconds):.0f} s of the grading threads' time over {len(seconds)} submissions "
-            f"(several are graded at a time, so the batch took less): median {np.median(seconds):.1f} s, "
-            f"longest {max(seconds):.1f} s. The slowest: {listed}.</p>")
+    return (
+        f"<p>Grading took {sum(seconds):.0f} s of the grading threads' time over {len(seconds)} submissions "
+        f"(several are graded at a time, so the batch took less): median {np.median(seconds):.1f} s, "
+        f"longest {max(seconds):.1f} s. The slowest: {listed}.</p>"
+    )
 
 
 def _assignment(summary: analysis.Assignment, by_submission: dict[str, dict]) -> str:
     uri, alt = histogram(summary)
     totals = np.array(summary.totals)
     review = [q for q in summary.questions if q.review]
-    flagged = ("<ul>" + "".join(f"<li>{_e(q.name)}: {_e('; '.join(q.review))}</li>" for q in review) + "</ul>"
-               if review else "<p>No question is flagged.</p>")
-    unconfined = (f"<p>{len(summary.unconfined)} of them graded <strong>unconfined</strong> "
-                  f"(isolated: no): {_e(', '.join(summary.unconfined))}.</p>" if summary.unconfined
-                  else "<p>Every submission was graded confined (isolated: yes).</p>")
-    return (f'<section aria-labelledby="{_slug(summary.name)}"><h2 id="{_slug(summary.name)}">{_e(summary.name)}</h2>'
-            f"<p>{_n(len(summary.submissions), 'graded submission')}, out of {summary.possible:g} points: mean "
-            f"{totals.mean():.2f}, median {np.median(totals):g}.</p>{unconfined}"
-            f'<figure><img src="{uri}" alt="{_e(alt)}" width="640" height="300">'
-            f"<figcaption>The totals of {_e(summary.name)}: submissions per range of points.</figcaption></figure>"
-            f"<h3>Questions</h3>{_questions(summary)}"
-            f"<h3>Questions to review</h3>{flagged}"
-            f"<h3>Mistakes most often made</h3>{_mistakes(summary)}"
-            f"<h3>Pairs that share unusual wrong answers</h3>{_pairs(summary, by_submission)}"
-            f"<h3>Time grading took</h3>{_time(summary)}</section>")
+    flagged = (
+        "<ul>" + "".join(f"<li>{_e(q.name)}: {_e('; '.join(q.review))}</li>" for q in review) + "</ul>"
+        if review
+        else "<p>No question is flagged.</p>"
+    )
+    unconfined = (
+        f"<p>{len(summary.unconfined)} of them graded <strong>unconfined</strong> "
+        f"(isolated: no): {_e(', '.join(summary.unconfined))}.</p>"
+        if summary.unconfined
+        else "<p>Every submission was graded confined (isolated: yes).</p>"
+    )
+    return (
+        f'<section aria-labelledby="{_slug(summary.name)}"><h2 id="{_slug(summary.name)}">{_e(summary.name)}</h2>'
+        f"<p>{_n(len(summary.submissions), 'graded submission')}, out of {summary.possible:g} points: mean "
+        f"{totals.mean():.2f}, median {np.median(totals):g}.</p>{unconfined}"
+        f'<figure><img src="{uri}" alt="{_e(alt)}" width="640" height="300">'
+        f"<figcaption>The totals of {_e(summary.name)}: submissions per range of points.</figcaption></figure>"
+        f"<h3>Questions</h3>{_questions(summary)}"
+        f"<h3>Questions to review</h3>{flagged}"
+        f"<h3>Mistakes most often made</h3>{_mistakes(summary)}"
+        f"<h3>Pairs that share unusual wrong answers</h3>{_pairs(summary, by_submission)}"
+        f"<h3>Time grading took</h3>{_time(summary)}</section>"
+    )
 
 
 DEFINITIONS = f"""<section aria-labelledby="definitions"><h2 id="definitions">What the numbers mean</h2><dl>
@@ -247,24 +302,32 @@ def render(summaries: list[analysis.Assignment], rows: list[dict], book: export.
     by_submission = {row["submission"]: row for row in rows}
     ungraded = [row for row in rows if row.get("error")]
     nav = "".join(f'<li><a href="#{_slug(s.name)}">{_e(s.name)}</a></li>' for s in summaries)
-    errors = ("<ul>" + "".join(f"<li>{_e(r['submission'])}: {_e(r['error'])}</li>" for r in ungraded) + "</ul>"
-              if ungraded else "<p>Every submission was graded.</p>")
-    twice = ("".join(f"<li>{_e(s)}, {_e(a)}: {_e(', '.join(subs))} (the higher total is exported)</li>"
-                     for (s, a), subs in book.repeated.items()))
+    errors = (
+        "<ul>" + "".join(f"<li>{_e(r['submission'])}: {_e(r['error'])}</li>" for r in ungraded) + "</ul>"
+        if ungraded
+        else "<p>Every submission was graded.</p>"
+    )
+    twice = "".join(
+        f"<li>{_e(s)}, {_e(a)}: {_e(', '.join(subs))} (the higher total is exported)</li>"
+        for (s, a), subs in book.repeated.items()
+    )
     seconds = [row["seconds"] for row in rows if "seconds" in row]
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>Grading report: {_e(title)}</title><style>{STYLE}</style></head><body><main>"
-            f"<h1>Grading report: {_e(title)}</h1>"
-            f"<p>{_n(len(rows), 'submission')} from {_n(len(book.totals), 'student')}, "
-            f"{_n(len(summaries), 'assignment')}; grading took "
-            f"{sum(seconds):.0f} s of the grading threads' time. Written {time.strftime('%Y-%m-%d %H:%M')}. "
-            f"gradebook.csv beside this page holds each student's totals for Canvas or Moodle.</p>"
-            f'<nav aria-label="Assignments"><ul>{nav}</ul></nav>'
-            f"<h2>Not graded</h2>{errors}"
-            + (f"<p>Handed in more than once:</p><ul>{twice}</ul>" if twice else "")
-            + "".join(_assignment(s, by_submission) for s in summaries)
-            + DEFINITIONS + "</main></body></html>")
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Grading report: {_e(title)}</title><style>{STYLE}</style></head><body><main>"
+        f"<h1>Grading report: {_e(title)}</h1>"
+        f"<p>{_n(len(rows), 'submission')} from {_n(len(book.totals), 'student')}, "
+        f"{_n(len(summaries), 'assignment')}; grading took "
+        f"{sum(seconds):.0f} s of the grading threads' time. Written {time.strftime('%Y-%m-%d %H:%M')}. "
+        f"gradebook.csv beside this page holds each student's totals for Canvas or Moodle.</p>"
+        f'<nav aria-label="Assignments"><ul>{nav}</ul></nav>'
+        f"<h2>Not graded</h2>{errors}"
+        + (f"<p>Handed in more than once:</p><ul>{twice}</ul>" if twice else "")
+        + "".join(_assignment(s, by_submission) for s in summaries)
+        + DEFINITIONS
+        + "</main></body></html>"
+    )
 
 
 def write(scores: Path, autograders: Path = DIST / "autograder", wrong_answers: Path = WRONG_ANSWERS) -> Path:
@@ -280,8 +343,10 @@ def write(scores: Path, autograders: Path = DIST / "autograder", wrong_answers: 
         The catalogue of named mistakes, one ``<assignment>.yml`` per assignment.
     """
     rows = analysis.read_scores(scores)
-    summaries = [analysis.summarize(name, graded, points(name, autograders), catalogue(name, wrong_answers))
-                 for name, graded in analysis.graded_by_assignment(rows).items()]
+    summaries = [
+        analysis.summarize(name, graded, points(name, autograders), catalogue(name, wrong_answers))
+        for name, graded in analysis.graded_by_assignment(rows).items()
+    ]
     book = export.gradebook(rows)
     export.write(book, scores.parent / "gradebook.csv")
     page = scores.parent / "report.html"

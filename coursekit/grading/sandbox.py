@@ -36,6 +36,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import select
@@ -94,8 +95,9 @@ class _Clock:
             used = self.zygote.cpu_seconds()
             left = self.seconds - (used - self.start) if used is not None else 0.0
             if left <= 0:
-                raise TimeoutError(f"{self.seconds:g} s of CPU time" if used is not None
-                                   else f"{self.wall:g} s of wall-clock time")
+                raise TimeoutError(
+                    f"{self.seconds:g} s of CPU time" if used is not None else f"{self.wall:g} s of wall-clock time"
+                )
             self.next = now + max(POLL_SECONDS, left / self.zygote.cpus)
         if now >= self.wall_end:
             raise TimeoutError(f"{self.wall:g} s of wall-clock time")
@@ -155,10 +157,9 @@ class Sandbox:
         """A fresh worker (ending the current one, if any); WorkerUnavailable if none can be had."""
         self.close(release=False)
         self.channel = self.zygote.spawn(self.memory_bytes)
-        try:
-            self._read(HEADER.size, _Clock(None, STARTUP_SECONDS))  # its empty "ready" message
-        except (TimeoutError, EOFError, OSError):
-            pass  # the first request will find the worker dead
+        # Its empty "ready" message; if none comes, the first request will find the worker dead.
+        with contextlib.suppress(TimeoutError, EOFError, OSError):
+            self._read(HEADER.size, _Clock(None, STARTUP_SECONDS))
 
     def close(self, release: bool = True) -> None:
         """End the worker; with ``release``, the submission is done (see :meth:`Zygote.release`)."""
@@ -170,8 +171,14 @@ class Sandbox:
         if release and not self.detached:
             self.zygote.release()
 
-    def _request(self, message: dict, seconds: float, expect_value: bool = False, limit: int = MAX_MESSAGE,
-                 wall_end: float | None = None) -> Outcome:
+    def _request(
+        self,
+        message: dict,
+        seconds: float,
+        expect_value: bool = False,
+        limit: int = MAX_MESSAGE,
+        wall_end: float | None = None,
+    ) -> Outcome:
         if self.channel is None:
             if self.detached:  # a check's process never starts a worker: the grading process does
                 return Outcome("died")
@@ -184,7 +191,7 @@ class Sandbox:
             while view:
                 _, ready, _ = select.select([], [self.channel], [], clock.wait())
                 if ready:
-                    view = view[self.channel.send(view[: 1 << 16]):]
+                    view = view[self.channel.send(view[: 1 << 16]) :]
             (size,) = HEADER.unpack(self._read(HEADER.size, clock))
             if size > limit or (self.allowance is not None and size > self.allowance):
                 return self._fail("flood")
@@ -247,12 +254,19 @@ class Sandbox:
         as well as within the backstop.
         """
         outcome = self._request({"op": "lookup", "name": name}, seconds, expect_value=True, wall_end=wall_end)
-        if outcome.status == "ok" and not (isinstance(outcome.value, tuple) and len(outcome.value) == 2
-                                           and outcome.value[0] in ("function", "value", "missing")):
+        if outcome.status == "ok" and not (
+            isinstance(outcome.value, tuple)
+            and len(outcome.value) == 2
+            and outcome.value[0] in ("function", "value", "missing")
+        ):
             return self._fail("died")  # not what a worker answers: a forged reply
         return outcome
 
     def call(self, name: str, args: tuple, kwargs: dict, seconds: float, wall_end: float | None = None) -> Outcome:
         """Call the worker's function ``name``; ``value`` is what it returned (limits as :meth:`lookup`'s)."""
-        return self._request({"op": "call", "name": name, "args": encode(list(args)),
-                              "kwargs": encode(dict(kwargs))}, seconds, expect_value=True, wall_end=wall_end)
+        return self._request(
+            {"op": "call", "name": name, "args": encode(list(args)), "kwargs": encode(dict(kwargs))},
+            seconds,
+            expect_value=True,
+            wall_end=wall_end,
+        )

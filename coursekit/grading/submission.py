@@ -18,8 +18,7 @@ from pathlib import Path
 
 from coursekit.grading.untrusted import UntrustedInput, load_json
 
-__all__ = ["MAX_BYTES", "MAX_SPLIT", "MAX_VALUES", "Unreadable", "assignment_name", "code_cells", "read",
-           "statements"]
+__all__ = ["MAX_BYTES", "MAX_SPLIT", "MAX_VALUES", "Unreadable", "assignment_name", "code_cells", "read", "statements"]
 
 MAX_BYTES = 64 * 2**20  # a notebook with its figures is a few MiB
 MAX_VALUES = 1_000_000  # JSON values: a long notebook has some tens of thousands
@@ -121,8 +120,9 @@ def code_cells(nb: dict) -> tuple[list[str], dict[int, str]]:
         sources.append(source)
     owner = {}
     for position, question in sorted(checks.items()):
-        answers = [i for i in tagged if i < position and i not in owner] or \
-                  ([position - 1] if position - 1 >= 0 and position - 1 not in owner else [])
+        answers = [i for i in tagged if i < position and i not in owner] or (
+            [position - 1] if position - 1 >= 0 and position - 1 not in owner else []
+        )
         for i in answers:
             owner[i] = question
     return sources, owner
@@ -146,5 +146,5 @@ def statements(source: str) -> list[str]:
         return [source]
     lines = source.splitlines(keepends=True)
     starts = [min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) for node in tree.body]
-    parts = ["".join(lines[start - 1:node.end_lineno]) for start, node in zip(starts, tree.body, strict=True)]
+    parts = ["".join(lines[start - 1 : node.end_lineno]) for start, node in zip(starts, tree.body, strict=True)]
     return parts or [source]

@@ -32,31 +32,89 @@ from coursekit.grading.worker import install_filter  # the worker loads the filt
 __all__ = ["DENIED", "LIBRARY", "INSTALL_HINT", "install_filter", "problem", "program", "syscall_number"]
 
 LIBRARY = "libseccomp.so.2"
-INSTALL_HINT = ("install libseccomp (Debian, Ubuntu: `sudo apt-get install libseccomp2`; Fedora: "
-                "`sudo dnf install libseccomp`)")
+INSTALL_HINT = (
+    "install libseccomp (Debian, Ubuntu: `sudo apt-get install libseccomp2`; Fedora: `sudo dnf install libseccomp`)"
+)
 
 DENIED: tuple[str, ...] = (
     # Another process's memory, file descriptors and state: the zygote, bubblewrap's init and later
     # workers run as the same user, and a traced process can be made to run anything.
-    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp", "process_madvise",
-    "move_pages", "migrate_pages",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "kcmp",
+    "process_madvise",
+    "move_pages",
+    "migrate_pages",
     # The kernel's keyrings: the user's keyrings outlive every process of the sandbox.
-    "keyctl", "add_key", "request_key",
+    "keyctl",
+    "add_key",
+    "request_key",
     # Kernel interfaces with a long record of exploitable bugs that no notebook uses.
-    "perf_event_open", "bpf", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "perf_event_open",
+    "bpf",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
     # What the sandbox is built of: mounts (old and new API), the root, namespaces, files by handle.
-    "mount", "umount", "umount2", "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree",
-    "mount_setattr", "pivot_root", "chroot", "unshare", "setns", "open_by_handle_at", "name_to_handle_at",
+    "mount",
+    "umount",
+    "umount2",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "move_mount",
+    "open_tree",
+    "mount_setattr",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "open_by_handle_at",
+    "name_to_handle_at",
     # The machine itself: kernel code, power, swap, accounting, quotas, the kernel's log, the clock,
     # the host's name, I/O ports.
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot", "swapon",
-    "swapoff", "acct", "quotactl", "quotactl_fd", "syslog", "settimeofday", "clock_settime", "clock_adjtime",
-    "adjtimex", "sethostname", "setdomainname", "iopl", "ioperm",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "quotactl",
+    "quotactl_fd",
+    "syslog",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+    "iopl",
+    "ioperm",
     # Odd or obsolete: the execution domain (personality can turn off address-space randomisation for
     # what the process runs next), the terminal's hangup, file-system-wide notification, and calls
     # that Docker's default profile denies too.
-    "personality", "lookup_dcookie", "uselib", "vhangup", "fanotify_init", "_sysctl", "sysfs", "ustat",
-    "nfsservctl", "create_module", "get_kernel_syms", "query_module", "stime", "vm86", "vm86old",
+    "personality",
+    "lookup_dcookie",
+    "uselib",
+    "vhangup",
+    "fanotify_init",
+    "_sysctl",
+    "sysfs",
+    "ustat",
+    "nfsservctl",
+    "create_module",
+    "get_kernel_syms",
+    "query_module",
+    "stime",
+    "vm86",
+    "vm86old",
 )
 
 # libseccomp's actions and attributes (seccomp.h), and the kernel's.
@@ -88,13 +146,20 @@ def _bind(library: str) -> ctypes.CDLL:
 def _library(library: str) -> ctypes.CDLL:
     """libseccomp, loaded once; RuntimeError saying how to install it where it cannot be loaded here."""
     if not sys.platform.startswith("linux"):
-        raise RuntimeError(f"a system-call filter needs Linux (this is {sys.platform}): grade in a Linux "
-                           "virtual machine or container")
+        raise RuntimeError(
+            f"a system-call filter needs Linux (this is {sys.platform}): grade in a Linux virtual machine or container"
+        )
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(ctypes.c_int(PR_GET_SECCOMP), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0),
-                  ctypes.c_ulong(0)) < 0:
-        raise RuntimeError(f"this kernel ({os.uname().release}) cannot filter system calls "
-                           f"({os.strerror(ctypes.get_errno())}): grade on a kernel built with CONFIG_SECCOMP_FILTER")
+    if (
+        libc.prctl(
+            ctypes.c_int(PR_GET_SECCOMP), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)
+        )
+        < 0
+    ):
+        raise RuntimeError(
+            f"this kernel ({os.uname().release}) cannot filter system calls "
+            f"({os.strerror(ctypes.get_errno())}): grade on a kernel built with CONFIG_SECCOMP_FILTER"
+        )
     try:
         return _bind(library)
     except (OSError, AttributeError) as error:
@@ -144,16 +209,20 @@ def program(library: str = LIBRARY) -> bytes:
     lib = _library(library)
     context = lib.seccomp_init(ACT_ALLOW)
     if not context:
-        raise RuntimeError(f"{library} cannot make a filter for this machine's architecture "
-                           f"({os.uname().machine}): {INSTALL_HINT}, in a version that knows it")
+        raise RuntimeError(
+            f"{library} cannot make a filter for this machine's architecture "
+            f"({os.uname().machine}): {INSTALL_HINT}, in a version that knows it"
+        )
 
     def check(result: int, what: str) -> None:
         if result < 0:
             raise RuntimeError(f"{library} failed {what}: {os.strerror(-result)}")
 
     try:
-        check(lib.seccomp_attr_set(context, FLTATR_ACT_BADARCH, ACT_KILL_PROCESS),
-              "to kill the process on a foreign architecture")
+        check(
+            lib.seccomp_attr_set(context, FLTATR_ACT_BADARCH, ACT_KILL_PROCESS),
+            "to kill the process on a foreign architecture",
+        )
         for name in DENIED:
             number = syscall_number(name, library)
             if number is not None:

@@ -47,7 +47,7 @@ def time_limit_source(seconds: float) -> str:
     seconds = float(seconds)
     if not seconds > 0:
         raise ValueError(f"seconds must be > 0; got {seconds}.")
-    return f'''\
+    return f"""\
 def _lecturekit_time_limit(seconds={seconds!r}):
     import signal
     shell = get_ipython()
@@ -62,7 +62,7 @@ def _lecturekit_time_limit(seconds={seconds!r}):
 
 _lecturekit_time_limit()
 del _lecturekit_time_limit
-'''
+"""
 
 
 class CellTimeLimit(AbstractOtterPlugin):

@@ -20,6 +20,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -79,12 +80,12 @@ def _as_user(uid: int, action) -> int:
 
 def kill_all(uid: int) -> None:
     """Kill every process of ``uid`` (as ``uid``: ``kill(-1)`` reaches no process of another user)."""
+
     def kill() -> bool:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         return True
+
     _as_user(uid, kill)
 
 
@@ -126,8 +127,10 @@ def problem(uid: int, protect) -> str | None:
 
     for path in (Path(sys.executable), Path(os.__file__), Path(numpy.__file__)):
         if _as_user(uid, lambda path=path: os.access(path, os.R_OK)) != 0:
-            return (f"a worker running as an unprivileged user cannot read {path}: make the folders of the "
-                    "Python environment readable by all (and each folder above them searchable, chmod o+x)")
+            return (
+                f"a worker running as an unprivileged user cannot read {path}: make the folders of the "
+                "Python environment readable by all (and each folder above them searchable, chmod o+x)"
+            )
     return None
 
 

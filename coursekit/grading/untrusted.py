@@ -92,7 +92,7 @@ def plain(text: Any, limit: int = 300) -> str:
     'caf??...'
     """
     text = _UNPRINTABLE.sub("?", str(text))
-    return text if len(text) <= limit else text[:max(limit - 3, 0)] + "..."
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
 
 
 def identifier(name: Any, default: str = "an exception") -> str:

@@ -38,6 +38,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -58,12 +59,42 @@ HEADER = struct.Struct("!Q")
 # Imported by the zygote, before any worker exists (and so never counted in a cell's time): the
 # scientific stack and what the notebooks' first cells import from it, then the course's own modules
 # (every lecturekit/*.py of the working folder).
-PRELOAD = ("numpy", "scipy", "scipy.stats", "scipy.optimize", "scipy.special", "scipy.sparse",
-           "scipy.linalg", "matplotlib", "matplotlib.pyplot", "sympy", "pandas", "threadpoolctl", "tqdm.auto",
-           *(f"sklearn.{name}" for name in ("base", "calibration", "cluster", "covariance", "datasets", "decomposition",
-                                            "discriminant_analysis", "exceptions", "feature_extraction.text",
-                                            "linear_model", "metrics", "mixture", "model_selection", "naive_bayes",
-                                            "pipeline", "preprocessing")))
+PRELOAD = (
+    "numpy",
+    "scipy",
+    "scipy.stats",
+    "scipy.optimize",
+    "scipy.special",
+    "scipy.sparse",
+    "scipy.linalg",
+    "matplotlib",
+    "matplotlib.pyplot",
+    "sympy",
+    "pandas",
+    "threadpoolctl",
+    "tqdm.auto",
+    *(
+        f"sklearn.{name}"
+        for name in (
+            "base",
+            "calibration",
+            "cluster",
+            "covariance",
+            "datasets",
+            "decomposition",
+            "discriminant_analysis",
+            "exceptions",
+            "feature_extraction.text",
+            "linear_model",
+            "metrics",
+            "mixture",
+            "model_selection",
+            "naive_bayes",
+            "pipeline",
+            "preprocessing",
+        )
+    ),
+)
 # What a worker may write, and so what must look as it did when the zygote was ready.
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue")
 IPC_TABLES = ("/proc/sysvipc/shm", "/proc/sysvipc/sem", "/proc/sysvipc/msg")
@@ -136,10 +167,8 @@ def become_worker(channel_fd: int, memory_bytes: int, shell) -> None:  # pragma:
     """In a child just forked from the zygote: shed the zygote's resources, set limits, then serve."""
     os.setsid()
     for number in range(1, signal.NSIG):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             signal.signal(number, signal.SIG_DFL)
-        except (OSError, ValueError):
-            pass
     signal.signal(signal.SIGINT, signal.default_int_handler)
     os.closerange(3, channel_fd)
     os.closerange(channel_fd + 1, os.sysconf("SC_OPEN_MAX"))
@@ -177,15 +206,16 @@ def make_shell():
 
 def preload(banned: list[str]) -> None:
     """Import :data:`PRELOAD`, except what a question bans (which the sandbox hides anyway)."""
-    course = sorted(f"lecturekit.{name[:-3]}" for name in (os.listdir("lecturekit") if os.path.isdir("lecturekit") else [])
-                    if name.endswith(".py") and not name.startswith("_"))
+    course = sorted(
+        f"lecturekit.{name[:-3]}"
+        for name in (os.listdir("lecturekit") if os.path.isdir("lecturekit") else [])
+        if name.endswith(".py") and not name.startswith("_")
+    )
     for module in (*PRELOAD, *course):
         if any(module == b or module.startswith(b + ".") for b in banned):
             continue
-        try:
+        with contextlib.suppress(Exception):  # e.g. a module that needs a banned one: a worker imports it if it can
             __import__(module)
-        except Exception:  # noqa: BLE001 - e.g. a module that needs a banned one: a worker imports it if it can
-            pass
 
 
 def install_filter(program: bytes) -> None:
@@ -329,19 +359,15 @@ def end_everything(mode: str, worker: int | None) -> bool:
     """
     if mode == "none":
         if worker is not None:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(worker, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         _reap()
         return True
     own, uid = ({1, os.getpid()}, None) if mode == "bubblewrap" else ({os.getpid()}, os.getuid())
     deadline = time.monotonic() + 2.0
     while time.monotonic() < deadline:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(-1, signal.SIGKILL)  # every process of the namespace, or of the user, but init and the caller
-        except ProcessLookupError:
-            pass
         _reap()
         if not others(own, uid):
             return True
@@ -359,8 +385,9 @@ def _reap() -> None:
             return
 
 
-def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = None,
-           tasks: int | None = None) -> None:  # pragma: no cover - sandboxed
+def zygote(
+    control_fd: int, mode: str, banned: list[str], program: int | None = None, tasks: int | None = None
+) -> None:  # pragma: no cover - sandboxed
     """Import the stack, say ready, then spawn and reset workers on request (see the module docstring).
 
     ``mode`` is how it is confined (see :func:`end_everything`); as a user of its own (``"user"``),
@@ -378,8 +405,16 @@ def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = 
         resource.setrlimit(resource.RLIMIT_NPROC, (tasks, tasks))
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     keyctl(KEYCTL_JOIN_SESSION_KEYRING, None)  # hold none of the grader's keys
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2,
-                   signal.SIGPIPE, signal.SIGALRM, signal.SIGQUIT):
+    for number in (
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGHUP,
+        signal.SIGUSR1,
+        signal.SIGUSR2,
+        signal.SIGPIPE,
+        signal.SIGALRM,
+        signal.SIGQUIT,
+    ):
         signal.signal(number, signal.SIG_IGN)
     control = socket.socket(fileno=control_fd)
     shell = make_shell()
@@ -427,7 +462,10 @@ def zygote(control_fd: int, mode: str, banned: list[str], program: int | None = 
 if __name__ == "__main__":  # pragma: no cover
     sys.path[0] = os.getcwd()  # the working folder, as a notebook's kernel has it; not this file's folder
     options = {a.split("=", 1)[0]: a.split("=", 1)[-1] for a in sys.argv[2:]}
-    zygote(int(sys.argv[1]), "bubblewrap" if "--isolated" in options else "user" if "--user" in options else "none",
-           [a.split("=", 1)[1] for a in sys.argv[2:] if a.startswith("--ban=")],
-           int(options["--seccomp"]) if "--seccomp" in options else None,
-           int(options["--tasks"]) if "--tasks" in options else None)
+    zygote(
+        int(sys.argv[1]),
+        "bubblewrap" if "--isolated" in options else "user" if "--user" in options else "none",
+        [a.split("=", 1)[1] for a in sys.argv[2:] if a.startswith("--ban=")],
+        int(options["--seccomp"]) if "--seccomp" in options else None,
+        int(options["--tasks"]) if "--tasks" in options else None,
+    )

@@ -21,6 +21,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import itertools
@@ -83,11 +84,22 @@ def _chain(*steps):
 
 
 def _worker_environment(home: str) -> dict:
-    return {"PATH": "/usr/bin:/bin", "HOME": home, "USER": "student", "LOGNAME": "student",
-            "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{home}/.config/matplotlib", "IPYTHONDIR": f"{home}/.ipython",
-            "PYTHONDONTWRITEBYTECODE": "1", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-            "MKL_NUM_THREADS": "1", "PYTHONHASHSEED": "0", "LANG": "C.UTF-8",
-            "TMPDIR": "/tmp" if home == isolation.SANDBOX_HOME else home}
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": home,
+        "USER": "student",
+        "LOGNAME": "student",
+        "MPLBACKEND": "Agg",
+        "MPLCONFIGDIR": f"{home}/.config/matplotlib",
+        "IPYTHONDIR": f"{home}/.ipython",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONHASHSEED": "0",
+        "LANG": "C.UTF-8",
+        "TMPDIR": "/tmp" if home == isolation.SANDBOX_HOME else home,
+    }
 
 
 class Zygote:
@@ -130,8 +142,15 @@ class Zygote:
             cwd, programs = unprivileged.user_folder(self.pool.uid, self.environment.support)
             self.folders = [cwd, programs]
             program = isolation.filter_file()
-            command = [sys.executable, str(programs / "worker.py"), str(theirs.fileno()), "--user",
-                       f"--seccomp={program}", f"--tasks={TASKS}", *flags]
+            command = [
+                sys.executable,
+                str(programs / "worker.py"),
+                str(theirs.fileno()),
+                "--user",
+                f"--seccomp={program}",
+                f"--tasks={TASKS}",
+                *flags,
+            ]
             home, passed, preexec = str(cwd), (program,), functools.partial(_become, self.pool.uid)
         else:
             cwd = Path(tempfile.mkdtemp(prefix="worker-", dir=self.scratch))
@@ -147,10 +166,17 @@ class Zygote:
         # to a pipe, read only while it starts: never to a file of the host's, which a worker could fill.
         log, self._log = os.pipe()
         try:
-            self.process = subprocess.Popen(command, cwd=cwd, env=_worker_environment(home),
-                                            pass_fds=(theirs.fileno(), *passed), stdin=subprocess.DEVNULL,
-                                            stdout=self._log, stderr=self._log, start_new_session=True,
-                                            preexec_fn=preexec)
+            self.process = subprocess.Popen(
+                command,
+                cwd=cwd,
+                env=_worker_environment(home),
+                pass_fds=(theirs.fileno(), *passed),
+                stdin=subprocess.DEVNULL,
+                stdout=self._log,
+                stderr=self._log,
+                start_new_session=True,
+                preexec_fn=preexec,
+            )
         finally:
             for descriptor in passed:
                 os.close(descriptor)
@@ -189,10 +215,8 @@ class Zygote:
 
     def _drain(self) -> None:
         """Keep the last 4 KiB the zygote printed (what a failed start reports)."""
-        try:
+        with contextlib.suppress(OSError):
             self.said = (self.said + os.read(self._log, 1 << 16))[-4096:]
-        except OSError:
-            pass
 
     def spawn(self, memory_bytes: int) -> socket.socket:
         """A fresh worker, forked by the zygote; the grader's end of its socket.
@@ -211,8 +235,9 @@ class Zygote:
                 self.start()
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
-                socket.send_fds(self.control, [json.dumps({"op": "spawn", "memory": int(memory_bytes)}).encode()],
-                                [theirs.fileno()])
+                socket.send_fds(
+                    self.control, [json.dumps({"op": "spawn", "memory": int(memory_bytes)}).encode()], [theirs.fileno()]
+                )
             except OSError:
                 reply = None
             else:
@@ -255,10 +280,8 @@ class Zygote:
 
     def _end_worker(self) -> None:
         if self.pool.mode == "none" and self.worker is not None:  # its own session: the zygote's kill may miss some
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.worker, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
         self.worker = None
 
     def stop(self) -> None:
@@ -266,10 +289,8 @@ class Zygote:
         if self.process is None:
             return
         self._end_worker()
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         if self.pool.mode == "user":
             unprivileged.kill_all(self.pool.uid)
         if self.group is not None:  # whatever left the zygote's session and process group
@@ -416,8 +437,7 @@ class WorkerPool:
         False: never (each worker process is still limited on its own).
     """
 
-    def __init__(self, isolation: str = "required", protect=(), memory_bytes: int = 2 * 2**30,
-                 bounded: bool = True):
+    def __init__(self, isolation: str = "required", protect=(), memory_bytes: int = 2 * 2**30, bounded: bool = True):
         if isolation not in ("required", "auto", "off"):
             raise ValueError(f"isolation must be 'required', 'auto' or 'off', not {isolation!r}")
         self.protect = [Path(p) for p in protect]
@@ -470,9 +490,11 @@ class WorkerPool:
     @property
     def confinement(self) -> str:
         """How this pool's workers are confined, in a few words (for the grading log and results)."""
-        how = {"bubblewrap": "bubblewrap's sandbox and a system-call filter",
-               "user": f"an unprivileged user of its own (uid {self.uid}) and a system-call filter",
-               "none": "no confinement"}[self.mode]
+        how = {
+            "bubblewrap": "bubblewrap's sandbox and a system-call filter",
+            "user": f"an unprivileged user of its own (uid {self.uid}) and a system-call filter",
+            "none": "no confinement",
+        }[self.mode]
         if self.limits is not None:
             how += f"; bounded as a whole by {limits.mechanism()}"
         elif self.mode != "none":
@@ -496,13 +518,16 @@ class WorkerPool:
         if zip_path.is_dir():  # unpacked, as in a grading image's /autograder/source
             return zip_path / "files" if (zip_path / "files").is_dir() else None
         with zipfile.ZipFile(zip_path) as archive:
-            members = [m for m in archive.infolist() if m.filename.startswith("files/")
-                       and not m.filename.endswith("/") and ".." not in m.filename]
+            members = [
+                m
+                for m in archive.infolist()
+                if m.filename.startswith("files/") and not m.filename.endswith("/") and ".." not in m.filename
+            ]
             key = hashlib.sha256(repr([(m.filename, m.CRC, m.file_size) for m in members]).encode()).hexdigest()[:16]
             if key not in self.supports:
                 folder = self.scratch / f"support-{key}"
                 for member in members:
-                    target = folder / member.filename[len("files/"):]
+                    target = folder / member.filename[len("files/") :]
                     target.parent.mkdir(parents=True, exist_ok=True)
                     with archive.open(member) as source, target.open("wb") as out:
                         shutil.copyfileobj(source, out)
@@ -525,8 +550,10 @@ class WorkerPool:
         """
         if environment not in self.zygotes:
             if environment.banned and not self.isolated:
-                raise IsolationUnavailable("a question that bans a module needs the confined worker: "
-                                           + (isolation_problem(self.protect) or "this grader runs without it"))
+                raise IsolationUnavailable(
+                    "a question that bans a module needs the confined worker: "
+                    + (isolation_problem(self.protect) or "this grader runs without it")
+                )
             if len(self.zygotes) >= 4:  # the assignment's own and those of questions with bans
                 oldest = next(iter(self.zygotes))
                 self.zygotes.pop(oldest).stop()

@@ -41,8 +41,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 from threadpoolctl import ThreadpoolController
 
-from lecturekit.hmm import recursions as rec
 from lecturekit.estimation import add_k
+from lecturekit.hmm import recursions as rec
 from lecturekit.hmm.recursions import _lengths, _symbols
 
 __all__ = ["CategoricalHMM", "sequences_to_column"]
@@ -59,8 +59,9 @@ def _probabilities(value: Any, name: str, shape: tuple[int, ...]) -> NDArray[np.
     """A probability table set by hand or fitted, checked: shape, finite, >= 0, rows sum to 1."""
     array = np.asarray(value, dtype=np.float64)
     if array.shape != shape:
-        raise ValueError(f"{name} has shape {array.shape}, but this model needs {shape} "
-                         f"(n_components and n_features fix it).")
+        raise ValueError(
+            f"{name} has shape {array.shape}, but this model needs {shape} (n_components and n_features fix it)."
+        )
     if not np.isfinite(array).all():
         raise ValueError(f"{name} contains NaN or infinity; every entry must be a probability.")
     if (array < 0).any():
@@ -174,11 +175,21 @@ class CategoricalHMM(BaseEstimator):
     -5.5911
     """
 
-    def __init__(self, n_components: int = 1, *, n_features: int | None = None,
-                 startprob_prior: Any = 1.0, transmat_prior: Any = 1.0,
-                 emissionprob_prior: Any = 1.0, n_iter: int = 10, tol: float = 1e-2,
-                 params: str = "ste", init_params: str = "ste", random_state: Any = None,
-                 verbose: bool = False):
+    def __init__(
+        self,
+        n_components: int = 1,
+        *,
+        n_features: int | None = None,
+        startprob_prior: Any = 1.0,
+        transmat_prior: Any = 1.0,
+        emissionprob_prior: Any = 1.0,
+        n_iter: int = 10,
+        tol: float = 1e-2,
+        params: str = "ste",
+        init_params: str = "ste",
+        random_state: Any = None,
+        verbose: bool = False,
+    ):
         self.n_components = n_components
         self.n_features = n_features
         self.startprob_prior = startprob_prior
@@ -209,28 +220,32 @@ class CategoricalHMM(BaseEstimator):
             )
         k = self._n_components()
         emission = np.asarray(self.emissionprob_)
-        n_features = self.n_features if self.n_features is not None else (
-            emission.shape[1] if emission.ndim == 2 else -1)
-        return (_probabilities(self.startprob_, "startprob_", (k,)),
-                _probabilities(self.transmat_, "transmat_", (k, k)),
-                _probabilities(emission, "emissionprob_", (k, n_features)))
+        n_features = (
+            self.n_features if self.n_features is not None else (emission.shape[1] if emission.ndim == 2 else -1)
+        )
+        return (
+            _probabilities(self.startprob_, "startprob_", (k,)),
+            _probabilities(self.transmat_, "transmat_", (k, k)),
+            _probabilities(emission, "emissionprob_", (k, n_features)),
+        )
 
-    def _data(self, X: ArrayLike, lengths: ArrayLike | None, where: str
-              ) -> tuple[tuple[NDArray[np.float64], ...], NDArray[np.intp], list[rec._Layout]]:
+    def _data(
+        self, X: ArrayLike, lengths: ArrayLike | None, where: str
+    ) -> tuple[tuple[NDArray[np.float64], ...], NDArray[np.intp], list[rec._Layout]]:
         parameters = self._parameters(where)
         symbols = _symbols(X, parameters[2].shape[1], where)
         return parameters, symbols, rec.layouts(_lengths(lengths, symbols.size))
 
     # ------------------------------------------------------------------ inference
 
-    def _forward_backward(self, parameters, symbols, layouts, *, posteriors: bool, stats: bool
-                          ) -> tuple[float, NDArray[np.float64] | None, dict | None]:
+    def _forward_backward(
+        self, parameters, symbols, layouts, *, posteriors: bool, stats: bool
+    ) -> tuple[float, NDArray[np.float64] | None, dict | None]:
         """Log-likelihood, and (optionally) posteriors in X's order and Baum–Welch's counts."""
         # The products are (n_t, K) @ (K, K): too small for BLAS threads to help, and on a busy
         # machine OpenBLAS's threads made a forward pass up to 30 times slower. One thread.
         with _threadpools().limit(limits=1, user_api="blas"):
-            return rec.forward_backward(*parameters, symbols, layouts, posteriors=posteriors,
-                                        stats=stats)
+            return rec.forward_backward(*parameters, symbols, layouts, posteriors=posteriors, stats=stats)
 
     def score(self, X: ArrayLike, lengths: ArrayLike | None = None) -> float:
         """Total log-likelihood :math:`\\sum_i \\log p(x^{(i)})` over the sequences, by the forward recursion.
@@ -245,11 +260,9 @@ class CategoricalHMM(BaseEstimator):
         >>> float(np.exp(model.score([[0], [1], [1]])))
         0.140625
         """
-        return self._forward_backward(*self._data(X, lengths, "score"),
-                                      posteriors=False, stats=False)[0]
+        return self._forward_backward(*self._data(X, lengths, "score"), posteriors=False, stats=False)[0]
 
-    def score_samples(self, X: ArrayLike, lengths: ArrayLike | None = None
-                      ) -> tuple[float, NDArray[np.float64]]:
+    def score_samples(self, X: ArrayLike, lengths: ArrayLike | None = None) -> tuple[float, NDArray[np.float64]]:
         """Total log-likelihood, and the posterior :math:`p(y_t = k \\mid x)` of every state.
 
         Returns
@@ -263,17 +276,16 @@ class CategoricalHMM(BaseEstimator):
         ValueError
             If a sequence has probability 0 under the model (its posteriors are undefined).
         """
-        log_prob, gamma, _ = self._forward_backward(*self._data(X, lengths, "score_samples"),
-                                                    posteriors=True, stats=False)
+        log_prob, gamma, _ = self._forward_backward(
+            *self._data(X, lengths, "score_samples"), posteriors=True, stats=False
+        )
         return log_prob, gamma
 
     def predict_proba(self, X: ArrayLike, lengths: ArrayLike | None = None) -> NDArray[np.float64]:
         """Posterior state probabilities by forward–backward, shape (n_samples, n_components)."""
-        return self._forward_backward(*self._data(X, lengths, "predict_proba"),
-                                      posteriors=True, stats=False)[1]
+        return self._forward_backward(*self._data(X, lengths, "predict_proba"), posteriors=True, stats=False)[1]
 
-    def decode(self, X: ArrayLike, lengths: ArrayLike | None = None
-               ) -> tuple[float, NDArray[np.intp]]:
+    def decode(self, X: ArrayLike, lengths: ArrayLike | None = None) -> tuple[float, NDArray[np.intp]]:
         """The most probable state sequence of each sequence, by Viterbi in log space.
 
         Returns
@@ -289,8 +301,7 @@ class CategoricalHMM(BaseEstimator):
         states = np.empty(symbols.size, dtype=np.intp)
         log_prob = 0.0
         for layout in layouts:
-            best, path = rec.viterbi(log_start, log_trans, log_emission[:, symbols[layout.index]],
-                                     layout)
+            best, path = rec.viterbi(log_start, log_trans, log_emission[:, symbols[layout.index]], layout)
             log_prob += best
             states[layout.index] = path
         return log_prob, states
@@ -310,20 +321,22 @@ class CategoricalHMM(BaseEstimator):
             raise ValueError(f"tol must be a finite number >= 0; got {tol!r}.")
         for name in ("params", "init_params"):
             if not isinstance(getattr(self, name), str) or set(getattr(self, name)) - set("ste"):
-                raise ValueError(f"{name} must be a string of the letters s, t and e; got "
-                                 f"{getattr(self, name)!r}.")
+                raise ValueError(f"{name} must be a string of the letters s, t and e; got {getattr(self, name)!r}.")
         for name in ("startprob_prior", "transmat_prior", "emissionprob_prior"):
             prior = np.asarray(getattr(self, name), dtype=np.float64)
             if not np.isfinite(prior).all() or (prior <= 0).any():
-                raise ValueError(f"{name} must be positive and finite (1.0 is maximum "
-                                 f"likelihood); got {getattr(self, name)!r}.")
+                raise ValueError(
+                    f"{name} must be positive and finite (1.0 is maximum likelihood); got {getattr(self, name)!r}."
+                )
         return k, int(n_iter), float(tol)
 
     def _initialize(self, k: int, n_features: int) -> None:
         """Random start as hmmlearn draws it: Dirichlet(1/K) rows, then uniform emission rows."""
         random_state = check_random_state(self.random_state)
-        needs = {name: code in self.init_params or getattr(self, name, None) is None
-                 for code, name in zip("ste", _NAMES)}
+        needs = {
+            name: code in self.init_params or getattr(self, name, None) is None
+            for code, name in zip("ste", _NAMES, strict=True)
+        }
         if needs["startprob_"]:
             self.startprob_ = random_state.dirichlet(np.full(k, 1.0 / k))
         if needs["transmat_"]:
@@ -336,7 +349,7 @@ class CategoricalHMM(BaseEstimator):
     def _m_step(self, counts: dict) -> None:
         """The M-step with Dirichlet priors, as hmmlearn's: a start or transition probability of 0
         stays 0; a row with no counts at all keeps its previous values (see _normalize)."""
-        for code, name, key in zip("ste", _NAMES, ("start", "trans", "obs")):
+        for code, name, key in zip("ste", _NAMES, ("start", "trans", "obs"), strict=True):
             if code not in self.params:
                 continue
             prior = np.asarray(getattr(self, name + "prior"), dtype=np.float64)
@@ -349,11 +362,10 @@ class CategoricalHMM(BaseEstimator):
     def _log_prior(self) -> float:
         """sum (prior - 1) log theta over the tables fit updates (see ``objective_history_``)."""
         total = 0.0
-        for code, name in zip("ste", _NAMES):
+        for code, name in zip("ste", _NAMES, strict=True):
             if code in self.params:
                 theta = np.asarray(getattr(self, name), dtype=np.float64)
-                weight = np.broadcast_to(np.asarray(getattr(self, name + "prior"),
-                                                    dtype=np.float64) - 1, theta.shape)
+                weight = np.broadcast_to(np.asarray(getattr(self, name + "prior"), dtype=np.float64) - 1, theta.shape)
                 positive = theta > 0
                 if code == "e" and (weight[~positive] > 0).any():
                     return -np.inf  # a zero the next M-step lifts: the prior density is 0 here
@@ -364,8 +376,7 @@ class CategoricalHMM(BaseEstimator):
         """Symbols of X and n_features: given, else a kept emissionprob_'s, else max + 1."""
         n_features = self.n_features
         kept = getattr(self, "emissionprob_", None)
-        if n_features is None and kept is not None and "e" not in self.init_params \
-                and where == "fit":
+        if n_features is None and kept is not None and "e" not in self.init_params and where == "fit":
             n_features = np.asarray(kept).shape[-1]
         symbols = _symbols(X, n_features, where)
         return symbols, int(symbols.max()) + 1 if n_features is None else int(n_features)
@@ -402,15 +413,15 @@ class CategoricalHMM(BaseEstimator):
         self.n_features = n_features
         self._initialize(k, n_features)
         parameters = self._parameters("fit")
-        log_prob, _, counts = self._forward_backward(parameters, symbols, layouts,
-                                                     posteriors=False, stats=True)
+        log_prob, _, counts = self._forward_backward(parameters, symbols, layouts, posteriors=False, stats=True)
         objective = log_prob + self._log_prior()
         self.history_, self.objective_history_, self.n_iter_, self.converged_ = [], [], 0, False
         for iteration in range(n_iter):
             self._m_step(counts)
             last = iteration == n_iter - 1
-            new, _, counts = self._forward_backward(self._parameters("fit"), symbols, layouts,
-                                                    posteriors=False, stats=not last)
+            new, _, counts = self._forward_backward(
+                self._parameters("fit"), symbols, layouts, posteriors=False, stats=not last
+            )
             self.history_.append(new)
             self.objective_history_.append(new + self._log_prior())
             self.n_iter_ = iteration + 1
@@ -422,8 +433,9 @@ class CategoricalHMM(BaseEstimator):
                 break
         return self
 
-    def fit_supervised(self, X: ArrayLike, states: ArrayLike, lengths: ArrayLike | None = None,
-                       *, k: float = 1.0) -> CategoricalHMM:
+    def fit_supervised(
+        self, X: ArrayLike, states: ArrayLike, lengths: ArrayLike | None = None, *, k: float = 1.0
+    ) -> CategoricalHMM:
         """Fit from sequences whose states are seen: counts with add-k smoothing.
 
         .. math::
@@ -482,11 +494,12 @@ class CategoricalHMM(BaseEstimator):
         following = labels[1:][inside[:-1]]
         counts = {
             "startprob_": np.bincount(labels[firsts], minlength=n_states),
-            "transmat_": np.bincount(labels[:-1][inside[:-1]] * n_states + following,
-                                     minlength=n_states * n_states).reshape(n_states, n_states),
-            "emissionprob_": np.bincount(labels * n_features + symbols,
-                                         minlength=n_states * n_features
-                                         ).reshape(n_states, n_features),
+            "transmat_": np.bincount(
+                labels[:-1][inside[:-1]] * n_states + following, minlength=n_states * n_states
+            ).reshape(n_states, n_states),
+            "emissionprob_": np.bincount(labels * n_features + symbols, minlength=n_states * n_features).reshape(
+                n_states, n_features
+            ),
         }
         for name, count in counts.items():
             empty = np.flatnonzero(count.sum(axis=-1, keepdims=True).ravel() == 0)
@@ -501,8 +514,7 @@ class CategoricalHMM(BaseEstimator):
 
     # ------------------------------------------------------------------ sampling
 
-    def sample(self, n_samples: int = 1, random_state: Any = None
-               ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    def sample(self, n_samples: int = 1, random_state: Any = None) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
         """Draw one sequence of ``n_samples`` symbols from the model.
 
         Draws the same numbers as hmmlearn's ``sample`` (one uniform for the first state, then
@@ -533,8 +545,7 @@ class CategoricalHMM(BaseEstimator):
         (array([0, 1, 0, 1]), array([0, 1, 0, 1]))
         """
         startprob, transmat, emissionprob = self._parameters("sample")
-        if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) \
-                or n_samples < 1:
+        if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
             raise ValueError(f"n_samples must be a positive integer; got {n_samples!r}.")
         seed = self.random_state if random_state is None else random_state
         generator = seed if isinstance(seed, np.random.Generator) else check_random_state(seed)
@@ -549,13 +560,13 @@ class CategoricalHMM(BaseEstimator):
         states = np.array(states, dtype=np.intp)
         # Every state's emission CDF shifted by its index: one sorted array for all draws.
         shifted = (np.cumsum(emissionprob, axis=1) + np.arange(k)[:, None]).ravel()
-        symbols = np.searchsorted(shifted, uniform[1::2] + states, side="right") \
-            - states * n_features
+        symbols = np.searchsorted(shifted, uniform[1::2] + states, side="right") - states * n_features
         return np.minimum(symbols, n_features - 1)[:, None], states
 
 
-def sequences_to_column(sequences: Sequence[Sequence[Any]], vocabulary: Mapping[Any, int]
-                        ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+def sequences_to_column(
+    sequences: Sequence[Sequence[Any]], vocabulary: Mapping[Any, int]
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """Encode token sequences as hmmlearn's column of symbol indices and their lengths.
 
     Parameters
@@ -580,10 +591,8 @@ def sequences_to_column(sequences: Sequence[Sequence[Any]], vocabulary: Mapping[
     """
     lengths = np.array([len(sequence) for sequence in sequences], dtype=np.intp)
     if lengths.size == 0 or (lengths == 0).any():
-        where = "there are none" if lengths.size == 0 else \
-            f"sequence {int(np.flatnonzero(lengths == 0)[0])} is empty"
-        raise ValueError(f"Every sequence needs at least one token and {where}; drop empty "
-                         f"sequences first.")
+        where = "there are none" if lengths.size == 0 else f"sequence {int(np.flatnonzero(lengths == 0)[0])} is empty"
+        raise ValueError(f"Every sequence needs at least one token and {where}; drop empty sequences first.")
     unknown = vocabulary.get("<unk>")
     codes = [vocabulary.get(token, unknown) for sequence in sequences for token in sequence]
     if unknown is None and None in codes:

@@ -54,8 +54,7 @@ def _symbols(X: ArrayLike, n_features: int | None, where: str) -> NDArray[np.int
             f"X.reshape(-1, 1), or encode token sequences with sequences_to_column."
         )
     if array.dtype.kind == "f" and np.isnan(array).any():
-        raise ValueError(f"X contains NaN in {where}; every entry must be a symbol index "
-                         f"0..n_features - 1.")
+        raise ValueError(f"X contains NaN in {where}; every entry must be a symbol index 0..n_features - 1.")
     if array.dtype.kind not in "iu":
         raise ValueError(
             f"X must hold integer symbol indices; got dtype {array.dtype} in {where}. Encode "
@@ -129,8 +128,9 @@ class _Layout:
         self.running = lengths.size - ended
         self.start = np.concatenate(([0], np.cumsum(self.running)))
         self.index = np.concatenate([starts[:count] + t for t, count in enumerate(self.running)])
-        self.prev = np.concatenate([self.start[t - 1] + np.arange(self.running[t])
-                                    for t in range(1, n_steps)] or [np.empty(0, np.intp)])
+        self.prev = np.concatenate(
+            [self.start[t - 1] + np.arange(self.running[t]) for t in range(1, n_steps)] or [np.empty(0, np.intp)]
+        )
         self.n_sequences = lengths.size
 
     def steps(self) -> Iterator[tuple[int, int, int]]:
@@ -157,9 +157,9 @@ def layouts(lengths: NDArray[np.intp], batch_size: int = BATCH_SIZE) -> list[_La
     return [_Layout(starts[batch], lengths[batch]) for batch in batches]
 
 
-def forward(startprob: NDArray[np.float64], transmat: NDArray[np.float64],
-            frame: NDArray[np.float64], layout: _Layout
-            ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def forward(
+    startprob: NDArray[np.float64], transmat: NDArray[np.float64], frame: NDArray[np.float64], layout: _Layout
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Scaled forward recursion: the normalised :math:`\hat\alpha` and the normalisers :math:`c`.
 
     ``frame`` holds :math:`p(x_t \mid y_t = k)` for every row of the layout. A step where every
@@ -174,15 +174,15 @@ def forward(startprob: NDArray[np.float64], transmat: NDArray[np.float64],
             step = frame[rows] * startprob
         else:
             previous = layout.start[t - 1]
-            step = (alpha[previous:previous + count] @ transmat) * frame[rows]
+            step = (alpha[previous : previous + count] @ transmat) * frame[rows]
         scale[rows] = step.sum(axis=1)
         np.divide(step, scale[rows, None], out=alpha[rows], where=scale[rows, None] > 0)
     return alpha, scale
 
 
-def backward(transmat: NDArray[np.float64], frame: NDArray[np.float64],
-             scale: NDArray[np.float64], layout: _Layout
-             ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def backward(
+    transmat: NDArray[np.float64], frame: NDArray[np.float64], scale: NDArray[np.float64], layout: _Layout
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     r"""Scaled backward recursion: :math:`\hat\beta` and the weighted emissions :math:`g`.
 
     :math:`g_t = b_{x_t} \odot \hat\beta_t / c_t`, and :math:`\hat\beta_t = A\, g_{t+1}` for
@@ -200,8 +200,8 @@ def backward(transmat: NDArray[np.float64], frame: NDArray[np.float64],
         going_on = int(layout.running[t + 1])
         rows = slice(next_first, next_first + going_on)
         weighted[rows] = frame[rows] * beta[rows] / scale[rows, None]
-        beta[first:first + going_on] = weighted[rows] @ transmat.T
-        beta[first + going_on:next_first] = 1.0
+        beta[first : first + going_on] = weighted[rows] @ transmat.T
+        beta[first + going_on : next_first] = 1.0
     return beta, weighted
 
 
@@ -212,8 +212,9 @@ def _posteriors(alpha: NDArray[np.float64], beta: NDArray[np.float64]) -> NDArra
     return gamma
 
 
-def expected_transitions(transmat: NDArray[np.float64], alpha: NDArray[np.float64],
-                         weighted: NDArray[np.float64], layout: _Layout) -> NDArray[np.float64]:
+def expected_transitions(
+    transmat: NDArray[np.float64], alpha: NDArray[np.float64], weighted: NDArray[np.float64], layout: _Layout
+) -> NDArray[np.float64]:
     r"""Expected transition counts, :math:`\sum_t \xi_t(k, l)`.
 
     :math:`\sum_t \xi_t(k, l) = A_{kl} \sum_t \hat\alpha_t(k)\, g_{t+1}(l)`: one
@@ -223,8 +224,7 @@ def expected_transitions(transmat: NDArray[np.float64], alpha: NDArray[np.float6
     return transmat * (alpha[layout.prev].T @ weighted[later])
 
 
-def emission_counts(gamma: NDArray[np.float64], symbols: NDArray[np.intp],
-                    n_features: int) -> NDArray[np.float64]:
+def emission_counts(gamma: NDArray[np.float64], symbols: NDArray[np.intp], n_features: int) -> NDArray[np.float64]:
     """Expected emission counts, shape (K, n_features): one bincount over (symbol, state) keys."""
     n_components = gamma.shape[1]
     keys = (symbols[:, None] * n_components + np.arange(n_components)).ravel()
@@ -232,10 +232,16 @@ def emission_counts(gamma: NDArray[np.float64], symbols: NDArray[np.intp],
     return counts.reshape(n_features, n_components).T
 
 
-def forward_backward(startprob: NDArray[np.float64], transmat: NDArray[np.float64],
-                     emissionprob: NDArray[np.float64], symbols: NDArray[np.intp],
-                     layouts: list[_Layout], *, posteriors: bool, stats: bool
-                     ) -> tuple[float, NDArray[np.float64] | None, dict | None]:
+def forward_backward(
+    startprob: NDArray[np.float64],
+    transmat: NDArray[np.float64],
+    emissionprob: NDArray[np.float64],
+    symbols: NDArray[np.intp],
+    layouts: list[_Layout],
+    *,
+    posteriors: bool,
+    stats: bool,
+) -> tuple[float, NDArray[np.float64] | None, dict | None]:
     """Forward (and backward) over every batch: the total log-likelihood, the posteriors in the
     order of ``symbols`` (if ``posteriors``) and the expected counts of Baum–Welch's E-step,
     ``{"start", "trans", "obs"}`` (if ``stats``).
@@ -245,8 +251,7 @@ def forward_backward(startprob: NDArray[np.float64], transmat: NDArray[np.float6
     table = np.ascontiguousarray(emissionprob.T)
     k, n_features = emissionprob.shape
     gamma_out = np.empty((symbols.size, k)) if posteriors else None
-    counts = {"start": np.zeros(k), "trans": np.zeros((k, k)),
-              "obs": np.zeros((k, n_features))} if stats else None
+    counts = {"start": np.zeros(k), "trans": np.zeros((k, k)), "obs": np.zeros((k, n_features))} if stats else None
     log_prob = 0.0
     for layout in layouts:
         batch = symbols[layout.index]
@@ -267,14 +272,18 @@ def forward_backward(startprob: NDArray[np.float64], transmat: NDArray[np.float6
         if posteriors:
             gamma_out[layout.index] = gamma
         if stats:
-            counts["start"] += gamma[:layout.n_sequences].sum(axis=0)
+            counts["start"] += gamma[: layout.n_sequences].sum(axis=0)
             counts["trans"] += expected_transitions(transmat, alpha, weighted, layout)
             counts["obs"] += emission_counts(gamma, batch, n_features)
     return log_prob, gamma_out, counts
 
 
-def viterbi(log_startprob: NDArray[np.float64], log_transmat: NDArray[np.float64],
-            log_frame: NDArray[np.float64], layout: _Layout) -> tuple[float, NDArray[np.intp]]:
+def viterbi(
+    log_startprob: NDArray[np.float64],
+    log_transmat: NDArray[np.float64],
+    log_frame: NDArray[np.float64],
+    layout: _Layout,
+) -> tuple[float, NDArray[np.intp]]:
     r"""Viterbi in log space: the summed log-probability of the best paths and the paths.
 
     :math:`\delta_t(k) = \max_l \bigl(\delta_{t-1}(l) + \log A_{lk}\bigr) + \log B_{k x_t}`.
@@ -296,8 +305,7 @@ def viterbi(log_startprob: NDArray[np.float64], log_transmat: NDArray[np.float64
             np.add(log_startprob[:, None], log_frame[:, rows], out=delta[:, rows])
             continue
         previous = int(layout.start[t - 1])
-        np.add(delta[:, None, previous:previous + count], log_transmat[:, :, None],
-               out=scores[:, :, :count])
+        np.add(delta[:, None, previous : previous + count], log_transmat[:, :, None], out=scores[:, :, :count])
         np.add(scores[:, :, :count].max(axis=0), log_frame[:, rows], out=delta[:, rows])
     path = np.empty(log_frame.shape[1], dtype=np.intp)
     state = np.empty(layout.n_sequences, dtype=np.intp)
@@ -307,10 +315,10 @@ def viterbi(log_startprob: NDArray[np.float64], log_transmat: NDArray[np.float64
         first, count = int(layout.start[t]), int(layout.running[t])
         going_on = int(layout.running[t + 1]) if t + 1 < n_steps else 0
         if going_on:
-            step = delta[:, first:first + going_on] + log_transmat[:, state[:going_on]]
+            step = delta[:, first : first + going_on] + log_transmat[:, state[:going_on]]
             state[:going_on] = step.argmax(axis=0)
-        ending = delta[:, first + going_on:first + count]
+        ending = delta[:, first + going_on : first + count]
         state[going_on:count] = ending.argmax(axis=0)
         log_prob += float(ending.max(axis=0).sum())
-        path[first:first + count] = state[:count]
+        path[first : first + count] = state[:count]
     return log_prob, path

@@ -39,10 +39,10 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from sklearn.utils.validation import check_is_fitted
 
-from lecturekit.naive_bayes.bernoulli import _threshold
 from lecturekit.mixture.loop import _SemiSupervisedEM, _validated_unlabeled
 from lecturekit.naive_bayes._counting import _class_feature_counts, _values
 from lecturekit.naive_bayes.base import _Posterior, _validate_X
+from lecturekit.naive_bayes.bernoulli import _threshold
 
 __all__ = ["SemiSupervisedBernoulliNB"]
 
@@ -122,8 +122,15 @@ class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
     Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
     """
 
-    def __init__(self, alpha: float = 1.0, *, binarize: float | None = 0.0, unlabeled_weight: float = 1.0,
-                 max_iter: int = 100, tol: float = 1e-6):
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        *,
+        binarize: float | None = 0.0,
+        unlabeled_weight: float = 1.0,
+        max_iter: int = 100,
+        tol: float = 1e-6,
+    ):
         self.alpha = alpha
         self.binarize = binarize
         self.unlabeled_weight = unlabeled_weight
@@ -146,8 +153,11 @@ class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
         else:
             data = (values > _threshold(self.binarize, X)).astype(np.float64)
         if sp.issparse(X):
-            return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape) if X.format == "csr" \
+            return (
+                sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)
+                if X.format == "csr"
                 else sp.csc_matrix((data, X.indices, X.indptr), shape=X.shape).tocsr()
+            )
         return data
 
     def _check_unlabeled(self, X_unlabeled: Any) -> Any:
@@ -161,7 +171,7 @@ class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
         denominator = np.log(self.class_count_ + 2.0 * alpha)[:, np.newaxis]
         absent = np.maximum(self.class_count_[:, np.newaxis] - self.feature_count_, 0.0)
         self.feature_log_prob_ = np.log(self.feature_count_ + alpha) - denominator
-        self._log_absent = np.log(absent + alpha) - denominator        # log(1 - theta), accurately
+        self._log_absent = np.log(absent + alpha) - denominator  # log(1 - theta), accurately
         self.class_log_prior_ = np.log(self.class_count_) - np.log(self.class_count_.sum())
 
     def _joint(self, X: Any, where: str) -> NDArray[np.float64]:
@@ -174,8 +184,7 @@ class SemiSupervisedBernoulliNB(_SemiSupervisedEM, _Posterior):
 
     # ------------------------------------------------------------------ fit (from _SemiSupervisedEM)
 
-    _em_parameters = ("class_count_", "feature_count_", "feature_log_prob_", "_log_absent",
-                      "class_log_prior_")
+    _em_parameters = ("class_count_", "feature_count_", "feature_log_prob_", "_log_absent", "class_log_prior_")
 
     def _fit_labeled(self, X: Any, classes: NDArray[Any], codes: NDArray[np.intp]) -> Any:
         """BernoulliNB(alpha) on the labelled documents: EM's starting point."""

@@ -24,6 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from lecturekit._checks import check_finite, fitted_input
+from lecturekit.gaussian import cholesky
 from lecturekit.mixture.loop import (
     _FittedMixture,
     _log_posterior,
@@ -32,7 +33,6 @@ from lecturekit.mixture.loop import (
     _run_em,
     _VerbosePrinter,
 )
-from lecturekit.gaussian import cholesky
 from lecturekit.mixture.steps import (
     COVARIANCE_TYPES,
     _check_covariances,
@@ -49,10 +49,12 @@ INIT_PARAMS = ("kmeans", "k-means++", "random", "random_from_data")
 
 
 def _check_finite(X: NDArray[np.float64], where: str) -> None:
-    check_finite(X, f"X passed to GaussianMixture.{where} contains NaN or infinite values; a "
-                    f"Gaussian cannot score them. Remove those rows or impute the values first "
-                    f"(e.g. sklearn.impute.SimpleImputer).")
-
+    check_finite(
+        X,
+        f"X passed to GaussianMixture.{where} contains NaN or infinite values; a "
+        f"Gaussian cannot score them. Remove those rows or impute the values first "
+        f"(e.g. sklearn.impute.SimpleImputer).",
+    )
 
 
 class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
@@ -270,10 +272,19 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
             start, n_init, bound = (lambda: None), 1, self.lower_bound_
         else:
             start, n_init, bound = (lambda: self._initialise(X, random_state, initial)), self.n_init, -np.inf
-        _run_em(self, start, lambda: self._e_step(X), lambda log_resp: self._m_step(X, log_resp),
-                ("weights_", "means_", "covariances_"), n_init, objective="mean log-likelihood",
-                advice="try another initialisation (n_init, random_state)", bound=bound,
-                printer=_VerbosePrinter(self.verbose, self.verbose_interval), stacklevel=4)
+        _run_em(
+            self,
+            start,
+            lambda: self._e_step(X),
+            lambda log_resp: self._m_step(X, log_resp),
+            ("weights_", "means_", "covariances_"),
+            n_init,
+            objective="mean log-likelihood",
+            advice="try another initialisation (n_init, random_state)",
+            bound=bound,
+            printer=_VerbosePrinter(self.verbose, self.verbose_interval),
+            stacklevel=4,
+        )
         self.lower_bounds_ = self.history_.copy()
         self._fitted_shape = (K, self.covariance_type)
         for name in ("weights_", "means_", "covariances_"):
@@ -315,22 +326,23 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
             raise ValueError(
                 f"init_params must be one of {', '.join(map(repr, INIT_PARAMS))}; got {self.init_params!r}."
             )
-        _non_negative(self.tol, "tol", "It is the smallest change of the mean log-likelihood that "
-                                       "counts as progress, e.g. 1e-3.")
-        _non_negative(self.reg_covar, "reg_covar", "It is added to the diagonal of every "
-                                                   "covariance, e.g. 1e-6.")
+        _non_negative(
+            self.tol, "tol", "It is the smallest change of the mean log-likelihood that counts as progress, e.g. 1e-3."
+        )
+        _non_negative(self.reg_covar, "reg_covar", "It is added to the diagonal of every covariance, e.g. 1e-6.")
         _positive_int(self.max_iter, "max_iter", 0, "the number of EM iterations")
         _positive_int(self.n_init, "n_init", 1, "the number of initialisations")
         if not isinstance(self.warm_start, (bool, np.bool_)):
             raise ValueError(f"warm_start must be True or False; got {self.warm_start!r}.")
         if not isinstance(self.verbose, (bool, np.bool_)):
-            _positive_int(self.verbose, "verbose", 0, "0 is silent, 1 prints the iterations, 2 also "
-                                                      "their times and changes")
-        _positive_int(self.verbose_interval, "verbose_interval", 1,
-                      "print every verbose_interval-th iteration")
+            _positive_int(
+                self.verbose, "verbose", 0, "0 is silent, 1 prints the iterations, 2 also their times and changes"
+            )
+        _positive_int(self.verbose_interval, "verbose_interval", 1, "print every verbose_interval-th iteration")
 
-    def _initialise(self, X: NDArray[np.float64], random_state: np.random.RandomState,
-                    initial: dict[str, NDArray[np.float64]]) -> None:
+    def _initialise(
+        self, X: NDArray[np.float64], random_state: np.random.RandomState, initial: dict[str, NDArray[np.float64]]
+    ) -> None:
         """Initial parameters: one M-step from initial responsibilities, then the given values."""
         n, K = X.shape[0], self.n_components
         weights = means = covariances = None
@@ -364,7 +376,8 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
     def _m_step(self, X: NDArray[np.float64], log_resp: NDArray[np.float64]) -> None:
         """The M-step; a covariance that collapsed (``reg_covar=0``) raises here, as in scikit-learn."""
         self.weights_, self.means_, self.covariances_ = _m_step(
-            X, np.exp(log_resp), self.reg_covar, self.covariance_type)
+            X, np.exp(log_resp), self.reg_covar, self.covariance_type
+        )
         _check_covariances(self.covariances_, self.covariance_type, X.shape[1])
 
     @property
@@ -376,8 +389,9 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
         ``covariances_``.
         """
         covariances = self.covariances_
-        return _precisions_cholesky(np.asarray(covariances, dtype=np.float64), self.covariance_type
-                                    ).astype(np.asarray(covariances).dtype, copy=False)
+        return _precisions_cholesky(np.asarray(covariances, dtype=np.float64), self.covariance_type).astype(
+            np.asarray(covariances).dtype, copy=False
+        )
 
     @property
     def precisions_(self) -> NDArray[np.float64]:
@@ -398,8 +412,9 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
         _check_finite(array, where)
         return array
 
-    def sample(self, n_samples: int = 1, random_state: int | np.random.RandomState | None = None
-               ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    def sample(
+        self, n_samples: int = 1, random_state: int | np.random.RandomState | None = None
+    ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
         """Draw from the fitted mixture: a component from the weights, then that Gaussian.
 
         Parameters
@@ -438,8 +453,9 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
 
     def _n_parameters(self) -> int:
         K, d = self.means_.shape
-        covariance = {"full": K * d * (d + 1) // 2, "tied": d * (d + 1) // 2, "diag": K * d,
-                      "spherical": K}[self.covariance_type]
+        covariance = {"full": K * d * (d + 1) // 2, "tied": d * (d + 1) // 2, "diag": K * d, "spherical": K}[
+            self.covariance_type
+        ]
         return covariance + K * d + K - 1
 
     def bic(self, X: ArrayLike) -> float:
@@ -477,4 +493,3 @@ class GaussianMixture(_FittedMixture, DensityMixin, BaseEstimator):
         """
         n = np.shape(X)[0]
         return -2.0 * self.score(X) * n + 2.0 * self._n_parameters()
-

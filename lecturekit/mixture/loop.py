@@ -69,16 +69,16 @@ class _VerbosePrinter:
 
     def init_begin(self, init: int) -> None:
         if self.verbose >= 1:
-            print("Initialization %d" % init)
+            print(f"Initialization {init:d}")
             self.init_time = self.iter_time = time.time()
 
     def iteration_end(self, n_iter: int, change: float) -> None:
         if self.verbose >= 1 and n_iter % self.interval == 0:
             if self.verbose == 1:
-                print("  Iteration %d" % n_iter)
+                print(f"  Iteration {n_iter:d}")
             else:
                 now = time.time()
-                print("  Iteration %d\t time lapse %.5fs\t ll change %.5f" % (n_iter, now - self.iter_time, change))
+                print(f"  Iteration {n_iter:d}\t time lapse {now - self.iter_time:.5f}s\t ll change {change:.5f}")
                 self.iter_time = now
 
     def init_end(self, bound: float, converged: bool) -> None:
@@ -86,13 +86,19 @@ class _VerbosePrinter:
         if self.verbose == 1:
             print(f"Initialization {message}.")
         elif self.verbose >= 2:
-            print(f"Initialization {message}. time lapse {time.time() - self.init_time:.5f}s\t lower bound"
-                  f" {bound:.5f}.")
+            print(
+                f"Initialization {message}. time lapse {time.time() - self.init_time:.5f}s\t lower bound {bound:.5f}."
+            )
 
 
-def _iterate(e_step: Callable[[], tuple[float, Any]], m_step: Callable[[Any], None], max_iter: int,
-             tol: float, bound: float = -np.inf, printer: _VerbosePrinter | None = None
-             ) -> tuple[list[float], bool]:
+def _iterate(
+    e_step: Callable[[], tuple[float, Any]],
+    m_step: Callable[[Any], None],
+    max_iter: int,
+    tol: float,
+    bound: float = -np.inf,
+    printer: _VerbosePrinter | None = None,
+) -> tuple[list[float], bool]:
     """The EM loop shared by every model here: E-step, M-step, until the objective settles.
 
     ``e_step()`` returns the objective at the current parameters and the (log) responsibilities;
@@ -114,10 +120,20 @@ def _iterate(e_step: Callable[[], tuple[float, Any]], m_step: Callable[[Any], No
     return history, False
 
 
-def _run_em(model: BaseEstimator, start: Callable[[], None], e_step: Callable[[], tuple[float, Any]],
-            m_step: Callable[[Any], None], parameters: tuple[str, ...], n_init: int, *, objective: str,
-            advice: str, bound: float = -np.inf, printer: _VerbosePrinter | None = None,
-            stacklevel: int = 3) -> None:
+def _run_em(
+    model: BaseEstimator,
+    start: Callable[[], None],
+    e_step: Callable[[], tuple[float, Any]],
+    m_step: Callable[[Any], None],
+    parameters: tuple[str, ...],
+    n_init: int,
+    *,
+    objective: str,
+    advice: str,
+    bound: float = -np.inf,
+    printer: _VerbosePrinter | None = None,
+    stacklevel: int = 3,
+) -> None:
     """EM from ``n_init`` starts, keeping the one with the largest final objective.
 
     ``start()`` sets the initial parameters; the attributes named in ``parameters`` are kept from
@@ -138,7 +154,7 @@ def _run_em(model: BaseEstimator, start: Callable[[], None], e_step: Callable[[]
         if best is None or final > best[0]:
             best = (final, history, converged, [getattr(model, name) for name in parameters])
     final, history, model.converged_, values = best
-    for name, value in zip(parameters, values):
+    for name, value in zip(parameters, values, strict=True):
         setattr(model, name, value)
     model.history_ = np.array(history, dtype=float)
     model.n_iter_ = len(history)
@@ -163,8 +179,7 @@ def _check_em_params(model: BaseEstimator) -> None:
             f"under every class, and the E-step has nothing to normalise. Use alpha=1.0 (Laplace) "
             f"or a smaller positive value such as 0.1."
         )
-    _non_negative(model.tol, "tol", "It is the smallest change of the objective that counts as "
-                                    "progress, e.g. 1e-3.")
+    _non_negative(model.tol, "tol", "It is the smallest change of the objective that counts as progress, e.g. 1e-3.")
     _positive_int(model.max_iter, "max_iter", 0, "the number of EM iterations")
 
 
@@ -262,13 +277,14 @@ class _FittedMixture:
 def _unlabeled_weight(model: BaseEstimator) -> float:
     """``unlabeled_weight`` checked, after alpha, tol and max_iter (:func:`_check_em_params`)."""
     _check_em_params(model)
-    return _non_negative(model.unlabeled_weight, "unlabeled_weight",
-                         "It weighs each unlabelled document against a labelled one, e.g. 1.0 "
-                         "(plain EM) or 0.1.")
+    return _non_negative(
+        model.unlabeled_weight,
+        "unlabeled_weight",
+        "It weighs each unlabelled document against a labelled one, e.g. 1.0 (plain EM) or 0.1.",
+    )
 
 
-def _validated_unlabeled(model: BaseEstimator, X_unlabeled: Any,
-                         check: Callable[[Any], Any] | None = None) -> Any:
+def _validated_unlabeled(model: BaseEstimator, X_unlabeled: Any, check: Callable[[Any], Any] | None = None) -> Any:
     """``X_unlabeled`` validated against the columns of the labelled fit, sparse kept sparse.
 
     ``check`` (e.g. the refusal of negative counts) runs on the validated matrix; the messages of
@@ -374,9 +390,16 @@ class _SemiSupervisedEM:
             self.feature_count_ = labeled_feature_count + weight * _soft_counts(X_u, resp)
             self._estimate_all(alpha)
 
-        _run_em(self, lambda: None, e_step, m_step, self._em_parameters, 1,
-                objective="objective per document",
-                advice="accept the current fit (the objective only grows)")
+        _run_em(
+            self,
+            lambda: None,
+            e_step,
+            m_step,
+            self._em_parameters,
+            1,
+            objective="objective per document",
+            advice="accept the current fit (the objective only grows)",
+        )
         return self
 
     def _unlabeled_for_em(self, X_unlabeled: Any, weight: float) -> Any:

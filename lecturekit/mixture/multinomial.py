@@ -21,6 +21,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from lecturekit.estimation import add_k
 from lecturekit.mixture.loop import (
     _check_em_params,
     _FittedMixture,
@@ -31,10 +32,9 @@ from lecturekit.mixture.loop import (
     _soft_counts,
     _validated_unlabeled,
 )
-from lecturekit.estimation import add_k
-from lecturekit.naive_bayes.multinomial import MultinomialNB
-from lecturekit.naive_bayes.base import _check_finite as _check_finite_counts
 from lecturekit.naive_bayes._counting import _values
+from lecturekit.naive_bayes.base import _check_finite as _check_finite_counts
+from lecturekit.naive_bayes.multinomial import MultinomialNB
 
 # --------------------------------------------------------------------------- naive Bayes by EM
 #
@@ -138,8 +138,7 @@ class SemiSupervisedNB(_SemiSupervisedEM, MultinomialNB):
     fit_prior = True
     class_prior = None
 
-    def __init__(self, alpha: float = 1.0, unlabeled_weight: float = 1.0, max_iter: int = 100,
-                 tol: float = 1e-3):
+    def __init__(self, alpha: float = 1.0, unlabeled_weight: float = 1.0, max_iter: int = 100, tol: float = 1e-3):
         self.alpha = alpha
         self.unlabeled_weight = unlabeled_weight
         self.max_iter = max_iter
@@ -229,9 +228,17 @@ class MultinomialMixture(_FittedMixture, DensityMixin, BaseEstimator):
     Derived in notebooks/05.03-Naive-Bayes-with-Missing-Labels.ipynb.
     """
 
-    def __init__(self, n_components: int = 2, *, alpha: float = 1.0, tol: float = 1e-3,
-                 max_iter: int = 100, n_init: int = 1, init_params: str = "random",
-                 random_state: int | np.random.RandomState | None = None):
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        alpha: float = 1.0,
+        tol: float = 1e-3,
+        max_iter: int = 100,
+        n_init: int = 1,
+        init_params: str = "random",
+        random_state: int | np.random.RandomState | None = None,
+    ):
         self.n_components = n_components
         self.alpha = alpha
         self.tol = tol
@@ -248,12 +255,14 @@ class MultinomialMixture(_FittedMixture, DensityMixin, BaseEstimator):
 
     def _check_X(self, X: Any, where: str, reset: bool) -> Any:
         try:
-            X = validate_data(self, X, reset=reset, accept_sparse=["csr", "csc"], dtype=np.float64,
-                              ensure_all_finite=False)
+            X = validate_data(
+                self, X, reset=reset, accept_sparse=["csr", "csc"], dtype=np.float64, ensure_all_finite=False
+            )
         except ValueError as exc:
             if "features, but" in str(exc):
-                raise ValueError(f"{exc} Pass the same columns (the same vocabulary) as in fit, "
-                                 f"or refit the model.") from exc
+                raise ValueError(
+                    f"{exc} Pass the same columns (the same vocabulary) as in fit, or refit the model."
+                ) from exc
             raise
         _check_finite_counts(X, "MultinomialMixture", where)
         values = _values(X)
@@ -294,13 +303,14 @@ class MultinomialMixture(_FittedMixture, DensityMixin, BaseEstimator):
         _check_em_params(self)
         _positive_int(self.n_init, "n_init", 1, "the number of initialisations")
         if self.init_params not in ("random", "random_from_data"):
-            raise ValueError(f"init_params must be 'random' or 'random_from_data'; got "
-                             f"{self.init_params!r}.")
+            raise ValueError(f"init_params must be 'random' or 'random_from_data'; got {self.init_params!r}.")
         X = self._check_X(X, "fit", reset=True)
         n = X.shape[0]
         if n < K:
-            raise ValueError(f"MultinomialMixture(n_components={K}) needs at least {K} documents, "
-                             f"but X has {n}; use n_components <= {n} or pass more documents.")
+            raise ValueError(
+                f"MultinomialMixture(n_components={K}) needs at least {K} documents, "
+                f"but X has {n}; use n_components <= {n} or pass more documents."
+            )
         random_state = check_random_state(self.random_state)
         alpha = float(self.alpha)
 
@@ -321,9 +331,16 @@ class MultinomialMixture(_FittedMixture, DensityMixin, BaseEstimator):
                 resp[random_state.choice(n, size=K, replace=False), np.arange(K)] = 1.0
             self._m_step(X, resp, alpha)
 
-        _run_em(self, start, e_step, m_step, ("weights_", "feature_count_", "feature_log_prob_"),
-                self.n_init, objective="objective per document",
-                advice="try another initialisation (n_init, random_state)")
+        _run_em(
+            self,
+            start,
+            e_step,
+            m_step,
+            ("weights_", "feature_count_", "feature_log_prob_"),
+            self.n_init,
+            objective="objective per document",
+            advice="try another initialisation (n_init, random_state)",
+        )
         return self
 
     def _m_step(self, X: Any, resp: NDArray[np.float64], alpha: float) -> None:

@@ -50,8 +50,11 @@ def _factors(covariances: NDArray[np.float64], covariance_type: str) -> list[NDA
 
 def _variances(covariances: NDArray[np.float64], covariance_type: str, d: int) -> NDArray[np.float64]:
     """The (K, d) variances of a "diag" or "spherical" mixture, checked to be positive."""
-    variances = np.broadcast_to(covariances[:, np.newaxis], (covariances.shape[0], d)) \
-        if covariance_type == "spherical" else covariances
+    variances = (
+        np.broadcast_to(covariances[:, np.newaxis], (covariances.shape[0], d))
+        if covariance_type == "spherical"
+        else covariances
+    )
     if np.any(variances <= 0):
         k, j = np.argwhere(variances <= 0)[0]
         raise ValueError(
@@ -82,8 +85,9 @@ def _row_blocks(n: int, K: int, d: int) -> list[slice]:
     return [slice(start, start + step) for start in range(0, n, step)]
 
 
-def _squared_distances(X: NDArray[np.float64], means: NDArray[np.float64],
-                       scales: NDArray[np.float64]) -> NDArray[np.float64]:
+def _squared_distances(
+    X: NDArray[np.float64], means: NDArray[np.float64], scales: NDArray[np.float64]
+) -> NDArray[np.float64]:
     r"""The (m, K) matrix :math:`\sum_j s_{kj} (x^{(i)}_j - \mu_{kj})^2`."""
     (n, d), K = X.shape, means.shape[0]
     out = np.empty((n, K))
@@ -94,8 +98,9 @@ def _squared_distances(X: NDArray[np.float64], means: NDArray[np.float64],
     return out
 
 
-def _log_gaussians(X: NDArray[np.float64], means: NDArray[np.float64], covariances: NDArray[np.float64],
-                   covariance_type: str) -> NDArray[np.float64]:
+def _log_gaussians(
+    X: NDArray[np.float64], means: NDArray[np.float64], covariances: NDArray[np.float64], covariance_type: str
+) -> NDArray[np.float64]:
     r"""The (m, K) matrix :math:`\log \mathcal N(x^{(i)}; \mu_k, \Sigma_k)`."""
     n, d = X.shape
     K = means.shape[0]
@@ -119,8 +124,9 @@ def _log_gaussians(X: NDArray[np.float64], means: NDArray[np.float64], covarianc
     return -0.5 * (d * _LOG_2PI + log_det + distance)
 
 
-def _diagonal_scatter(X: NDArray[np.float64], resp: NDArray[np.float64], nk: NDArray[np.float64],
-                      means: NDArray[np.float64]) -> NDArray[np.float64]:
+def _diagonal_scatter(
+    X: NDArray[np.float64], resp: NDArray[np.float64], nk: NDArray[np.float64], means: NDArray[np.float64]
+) -> NDArray[np.float64]:
     r"""The (K, d) weighted variances :math:`\sum_i r_{ik} (x^{(i)}_j - \mu_{kj})^2 / m_k`, to full precision.
 
     One matrix product does the work: about a shift :math:`c` (the weighted mean of all points),
@@ -190,8 +196,7 @@ def _precisions_cholesky(covariances: NDArray[np.float64], covariance_type: str)
     """
     if covariance_type in ("full", "tied"):
         d = covariances.shape[-1]
-        chol = np.array([solve_triangular(L, np.eye(d), lower=True).T
-                         for L in _factors(covariances, covariance_type)])
+        chol = np.array([solve_triangular(L, np.eye(d), lower=True).T for L in _factors(covariances, covariance_type)])
         return chol[0] if covariance_type == "tied" else chol
     d = 1 if covariance_type == "spherical" else covariances.shape[1]
     _variances(covariances, covariance_type, d)
@@ -211,8 +216,11 @@ def _initial_values(model, d: int) -> dict[str, NDArray[np.float64]]:
     Returns the given ones by name, and under "covariances" the inverses of the precisions.
     """
     K, kind = model.n_components, model.covariance_type
-    shapes = {"weights_init": (K,), "means_init": (K, d),
-              "precisions_init": {"full": (K, d, d), "tied": (d, d), "diag": (K, d), "spherical": (K,)}[kind]}
+    shapes = {
+        "weights_init": (K,),
+        "means_init": (K, d),
+        "precisions_init": {"full": (K, d, d), "tied": (d, d), "diag": (K, d), "spherical": (K,)}[kind],
+    }
     initial, precise = {}, {}
     for name, shape in shapes.items():
         value = getattr(model, name)
@@ -246,18 +254,21 @@ def _initial_values(model, d: int) -> dict[str, NDArray[np.float64]]:
         return initial
     if kind in ("diag", "spherical"):
         if np.any(precisions <= 0):
-            raise ValueError("precisions_init must be positive (they are 1 / variance); got "
-                             f"{precisions.min():.6g}.")
+            raise ValueError(f"precisions_init must be positive (they are 1 / variance); got {precisions.min():.6g}.")
         initial["covariances"] = 1.0 / precisions
         return initial
     stack = precisions[np.newaxis] if kind == "tied" else precisions
     if not np.all(np.isclose(stack, np.swapaxes(stack, 1, 2))):  # scikit-learn's test of symmetry
-        raise ValueError("precisions_init must be symmetric (it is an inverse covariance); pass "
-                         "(P + P.T) / 2 if rounding made it asymmetric.")
+        raise ValueError(
+            "precisions_init must be symmetric (it is an inverse covariance); pass "
+            "(P + P.T) / 2 if rounding made it asymmetric."
+        )
     # Like scikit-learn, which factors the reversed matrix, only the upper triangle is read.
     stack = np.triu(stack) + np.swapaxes(np.triu(stack, 1), 1, 2)
     names = ["precisions_init"] if kind == "tied" else [f"precisions_init[{k}]" for k in range(K)]
-    inverses = np.array([cho_solve((cholesky(p, name=name), True), np.eye(d)) for p, name in zip(stack, names)])
+    inverses = np.array(
+        [cho_solve((cholesky(p, name=name), True), np.eye(d)) for p, name in zip(stack, names, strict=True)]
+    )
     inverses = 0.5 * (inverses + np.swapaxes(inverses, 1, 2))
     initial["covariances"] = inverses[0] if kind == "tied" else inverses
     return initial

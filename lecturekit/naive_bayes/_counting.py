@@ -29,9 +29,13 @@ def _per_value(X: Any, per_row: NDArray[Any]) -> NDArray[Any]:
     return per_row[X.indices]
 
 
-def _class_feature_counts(X: Any, codes: NDArray[np.intp], n_classes: int,
-                          data: NDArray[Any] | None = None,
-                          sample_weight: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+def _class_feature_counts(
+    X: Any,
+    codes: NDArray[np.intp],
+    n_classes: int,
+    data: NDArray[Any] | None = None,
+    sample_weight: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
     """The (n_classes, n_features) sums of X over the rows of each class.
 
     The sums weigh the stored values (``data`` replaces ``X.data``, e.g. binarised values) by the
@@ -79,8 +83,9 @@ def _word_counts(X: Any, name: str) -> NDArray[Any]:
     return values
 
 
-def _count_scores(X: Any, log_yes: NDArray[np.float64], log_prior: NDArray[np.float64],
-                  log_no: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+def _count_scores(
+    X: Any, log_yes: NDArray[np.float64], log_prior: NDArray[np.float64], log_no: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
     r"""Sum over features of :math:`x_j \log a_{kj}` (+ :math:`(1-x_j) \log b_{kj}`) + log prior.
 
     The joint log-likelihood of a model whose score is linear in X, from the tables it is given:

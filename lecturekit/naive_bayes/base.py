@@ -11,12 +11,13 @@ The hooks a model implements are declared here, on the class that calls them, as
 raise ``NotImplementedError`` until a model gives them; each one's docstring says what it must
 set. :class:`_BaseNB`: ``_start``, ``_update``, ``_joint``. :class:`_DiscreteNB` gives ``_start``
 and ``_update`` for a model whose statistics are the class-by-feature sums of (transformed) X,
-and asks for ``_data`` and ``_estimate`` instead; :func:`~lecturekit.naive_bayes._counting._count_scores` scores such a model from
-the log-probability tables it is given (no hidden state).
+and asks for ``_data`` and ``_estimate`` instead; :func:`~lecturekit.naive_bayes._counting._count_scores`
+scores such a model from the log-probability tables it is given (no hidden state).
 """
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from numbers import Integral, Real
 from typing import Any
@@ -40,13 +41,15 @@ ALPHA_MIN = 1e-10
 
 
 def _check_finite(X: Any, name: str, where: str) -> None:
-    check_finite(_values(X), f"X passed to {name}.{where} contains NaN or infinite values; naive "
-                             f"Bayes cannot score them. Remove those rows or impute the values "
-                             f"first (e.g. sklearn.impute.SimpleImputer).")
+    check_finite(
+        _values(X),
+        f"X passed to {name}.{where} contains NaN or infinite values; naive "
+        f"Bayes cannot score them. Remove those rows or impute the values "
+        f"first (e.g. sklearn.impute.SimpleImputer).",
+    )
 
 
-def _validate_X(estimator: BaseEstimator, X: Any, y: Any, where: str, *, reset: bool,
-                sparse: bool) -> tuple[Any, Any]:
+def _validate_X(estimator: BaseEstimator, X: Any, y: Any, where: str, *, reset: bool, sparse: bool) -> tuple[Any, Any]:
     """validate_data with the course's messages; sparse X stays sparse (CSR or CSC)."""
     name = type(estimator).__name__
     accept = ["csr", "csc"] if sparse else False
@@ -54,11 +57,9 @@ def _validate_X(estimator: BaseEstimator, X: Any, y: Any, where: str, *, reset: 
         if y is None and where != "predict":
             validate_data(estimator, X, y, reset=reset)  # raises "requires y to be passed"
         if where == "predict":
-            X = validate_data(estimator, X, reset=False, accept_sparse=accept,
-                              ensure_all_finite=False)
+            X = validate_data(estimator, X, reset=False, accept_sparse=accept, ensure_all_finite=False)
         else:
-            X, y = validate_data(estimator, X, y, reset=reset, accept_sparse=accept,
-                                 ensure_all_finite=False)
+            X, y = validate_data(estimator, X, y, reset=reset, accept_sparse=accept, ensure_all_finite=False)
     except ValueError as exc:
         if "features, but" in str(exc):
             raise ValueError(
@@ -79,13 +80,19 @@ def _validate_X(estimator: BaseEstimator, X: Any, y: Any, where: str, *, reset: 
 def _encode(y: NDArray[Any], classes: NDArray[Any], name: str) -> NDArray[np.intp]:
     """Codes 0..K-1 of the labels ``y`` in the sorted ``classes``; unknown labels are refused."""
     return codes_in(
-        y, classes,
-        lambda exc: f"The labels in y cannot be compared with classes_ {classes.tolist()} ({exc}); "
-                    f"give labels of the same type.",
-        lambda missing: f"y holds label(s) {missing} that are not among the classes "
-                        f"{classes.tolist()} given on the first call to {name}.partial_fit; pass "
-                        f"every possible label in `classes` on the first call (e.g. "
-                        f"classes=np.unique(y_all)).")
+        y,
+        classes,
+        lambda exc: (
+            f"The labels in y cannot be compared with classes_ {classes.tolist()} ({exc}); "
+            f"give labels of the same type."
+        ),
+        lambda missing: (
+            f"y holds label(s) {missing} that are not among the classes "
+            f"{classes.tolist()} given on the first call to {name}.partial_fit; pass "
+            f"every possible label in `classes` on the first call (e.g. "
+            f"classes=np.unique(y_all))."
+        ),
+    )
 
 
 def _classes(y: Any, name: str, return_codes: bool = False) -> Any:
@@ -104,8 +111,7 @@ def _classes(y: Any, name: str, return_codes: bool = False) -> Any:
     return (classes, codes.ravel().astype(np.intp, copy=False)) if return_codes else classes
 
 
-def _check_sample_weight(sample_weight: Any, n_samples: int, name: str,
-                         where: str) -> NDArray[np.float64] | None:
+def _check_sample_weight(sample_weight: Any, n_samples: int, name: str, where: str) -> NDArray[np.float64] | None:
     """``sample_weight`` as a float64 array of shape (n_samples,), or None for "all ones".
 
     As in scikit-learn, a single number weighs every row alike; unlike scikit-learn, negative
@@ -114,8 +120,10 @@ def _check_sample_weight(sample_weight: Any, n_samples: int, name: str,
     if sample_weight is None:
         return None
     problem = f"sample_weight passed to {name}.{where}"
-    fix = (f"Give one finite weight >= 0 per row of X ({n_samples} rows), e.g. "
-           f"np.ones({n_samples}), or None for equal weights.")
+    fix = (
+        f"Give one finite weight >= 0 per row of X ({n_samples} rows), e.g. "
+        f"np.ones({n_samples}), or None for equal weights."
+    )
     if sp.issparse(sample_weight):
         raise ValueError(f"{problem} is a sparse matrix; pass a 1-D array. {fix}")
     if isinstance(sample_weight, Real) and not isinstance(sample_weight, bool):
@@ -128,9 +136,7 @@ def _check_sample_weight(sample_weight: Any, n_samples: int, name: str,
         if weights.ndim != 1:
             raise ValueError(f"{problem} has shape {weights.shape}; it must be 1-D. {fix}")
         if weights.size != n_samples:
-            raise ValueError(
-                f"{problem} has {weights.size} weights but X has {n_samples} rows. {fix}"
-            )
+            raise ValueError(f"{problem} has {weights.size} weights but X has {n_samples} rows. {fix}")
     if not np.all(np.isfinite(weights)):
         raise ValueError(f"{problem} contains NaN or infinite values. {fix}")
     if np.any(weights < 0):
@@ -305,8 +311,9 @@ class _BaseNB(_Posterior):
         self._update(X, codes, weights)
         return self
 
-    def partial_fit(self, X: Any, y: ArrayLike, classes: ArrayLike | None = None,
-                    sample_weight: ArrayLike | None = None) -> _BaseNB:
+    def partial_fit(
+        self, X: Any, y: ArrayLike, classes: ArrayLike | None = None, sample_weight: ArrayLike | None = None
+    ) -> _BaseNB:
         """Update the model with one more batch of labelled data (out-of-core learning).
 
         The counts are sufficient statistics, so fitting batch by batch gives the same model
@@ -362,8 +369,7 @@ class _BaseNB(_Posterior):
         """
         raise NotImplementedError(f"{type(self).__name__} must define _start(classes, n_features)")
 
-    def _update(self, X: Any, codes: NDArray[np.intp],
-                sample_weight: NDArray[np.float64] | None = None) -> None:
+    def _update(self, X: Any, codes: NDArray[np.intp], sample_weight: NDArray[np.float64] | None = None) -> None:
         """Add one batch to the statistics and recompute the estimates.
 
         ``X`` is validated (finite, sparse kept sparse when the model's ``_sparse`` is True);
@@ -403,9 +409,7 @@ class _BaseNB(_Posterior):
         else:
             y = column_or_1d(np.asarray(y))
             if y.size != n_samples:
-                raise ValueError(
-                    f"y has {y.size} labels but n_samples={n_samples}; give one label per sample."
-                )
+                raise ValueError(f"y has {y.size} labels but n_samples={n_samples}; give one label per sample.")
             codes = _encode(y, self.classes_, name)
         return codes, self.classes_[codes]
 
@@ -429,16 +433,16 @@ class _DiscreteNB(_BaseNB):
     def _check_alpha(self) -> float | NDArray[np.float64]:
         """``alpha`` checked: a float, or a float array of one pseudo-count per feature (scikit-learn's name)."""
         alpha, d = self.alpha, self.n_features_in_
-        fix = (f"Use alpha=1.0 (Laplace smoothing), a smaller positive value such as 0.1, or one "
-               f"pseudo-count >= 0 per feature (an array of length n_features = {d}).")
+        fix = (
+            f"Use alpha=1.0 (Laplace smoothing), a smaller positive value such as 0.1, or one "
+            f"pseudo-count >= 0 per feature (an array of length n_features = {d})."
+        )
         values = None
         if isinstance(alpha, Real) and not isinstance(alpha, bool):
             values = float(alpha)
         elif not isinstance(alpha, (bool, str, bytes)):
-            try:
+            with contextlib.suppress(TypeError, ValueError):
                 values = np.asarray(alpha, dtype=np.float64)
-            except (TypeError, ValueError):
-                pass
         if values is None:
             raise ValueError(
                 f"alpha is the pseudo-count added to every count (a number, or one per feature) and "
@@ -453,8 +457,11 @@ class _DiscreteNB(_BaseNB):
             )
         bad = ~np.isfinite(values) | (np.asarray(values) < 0)
         if np.any(bad):
-            shown = repr(values) if np.ndim(values) == 0 else \
-                f"{values[bad][0]} at index {np.flatnonzero(bad)[0]} of the array"
+            shown = (
+                repr(values)
+                if np.ndim(values) == 0
+                else f"{values[bad][0]} at index {np.flatnonzero(bad)[0]} of the array"
+            )
             raise ValueError(
                 f"alpha is the pseudo-count added to every count (a number, or one per feature) and "
                 f"must be a finite number >= 0; got {shown}. {fix}"
@@ -499,8 +506,7 @@ class _DiscreteNB(_BaseNB):
         """
         raise NotImplementedError(f"{type(self).__name__} must define _estimate(alpha)")
 
-    def _update(self, X: Any, codes: NDArray[np.intp],
-                sample_weight: NDArray[np.float64] | None = None) -> None:
+    def _update(self, X: Any, codes: NDArray[np.intp], sample_weight: NDArray[np.float64] | None = None) -> None:
         alpha = self._check_alpha()
         data = self._data(X)
         counts = _class_feature_counts(X, codes, self.classes_.size, data, sample_weight)

@@ -90,8 +90,14 @@ class BernoulliNB(_DiscreteNB):
     Derived in notebooks/03.01-Bernoulli-Naive-Bayes.ipynb.
     """
 
-    def __init__(self, alpha: float | ArrayLike = 1.0, force_alpha: bool = True, binarize: float | None = 0.0,
-                 fit_prior: bool = True, class_prior: ArrayLike | None = None):
+    def __init__(
+        self,
+        alpha: float | ArrayLike = 1.0,
+        force_alpha: bool = True,
+        binarize: float | None = 0.0,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.binarize = binarize
@@ -140,8 +146,9 @@ class BernoulliNB(_DiscreteNB):
         X = self._with_data(X, self._data(X).astype(np.float64, copy=False))
         return _count_scores(X, self.feature_log_prob_, self.class_log_prior_, self._log_absent)
 
-    def sample(self, n_samples: int = 1, y: ArrayLike | None = None, *,
-               random_state: Any = None) -> tuple[sp.csr_matrix, NDArray[Any]]:
+    def sample(
+        self, n_samples: int = 1, y: ArrayLike | None = None, *, random_state: Any = None
+    ) -> tuple[sp.csr_matrix, NDArray[Any]]:
         """Generate binary documents: a class k, then each word j present with probability phi_j|y=k.
 
         Parameters

@@ -117,8 +117,14 @@ class CategoricalNB(_DiscreteNB):
 
     _sparse = False  # as in scikit-learn: one categorical value per cell, no implicit zeros
 
-    def __init__(self, alpha: float = 1.0, force_alpha: bool = True, fit_prior: bool = True,
-                 class_prior: ArrayLike | None = None, min_categories: int | ArrayLike | None = None):
+    def __init__(
+        self,
+        alpha: float = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        min_categories: int | ArrayLike | None = None,
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -149,7 +155,7 @@ class CategoricalNB(_DiscreteNB):
     def _categories(self, X: NDArray[Any], where: str) -> NDArray[Any]:
         """X checked as category codes: no negative, non-integer or (in fit) huge values."""
         if X.dtype.kind == "f":
-            fractional = np.argwhere(X != np.floor(X))  # X is finite: checked before
+            fractional = np.argwhere(np.floor(X) != X)  # X is finite: checked before
             if fractional.size:
                 row, feature = fractional[0]
                 raise ValueError(
@@ -159,9 +165,9 @@ class CategoricalNB(_DiscreteNB):
                 )
         if X.size and X.min() < 0:
             raise ValueError(
-                f"Negative values in data passed to CategoricalNB (input X): categories are the "
-                f"integers 0, 1, ..., n - 1 of each feature. Encode them with "
-                f"sklearn.preprocessing.OrdinalEncoder."
+                "Negative values in data passed to CategoricalNB (input X): categories are the "
+                "integers 0, 1, ..., n - 1 of each feature. Encode them with "
+                "sklearn.preprocessing.OrdinalEncoder."
             )
         if where == "fit" and X.size and X.max() >= 2**31:  # a table column per code up to the largest
             raise ValueError(
@@ -176,8 +182,12 @@ class CategoricalNB(_DiscreteNB):
         if given is None:
             return np.zeros(d, dtype=np.int64)
         values = np.asarray(given)
-        if (isinstance(given, bool) or values.dtype.kind not in "iu" or values.shape not in ((), (d,))
-                or np.any(values < 1)):
+        if (
+            isinstance(given, bool)
+            or values.dtype.kind not in "iu"
+            or values.shape not in ((), (d,))
+            or np.any(values < 1)
+        ):
             shown = f"an array of shape {values.shape} and dtype {values.dtype}" if values.ndim else repr(given)
             raise ValueError(
                 f"min_categories is the smallest number of categories of each feature: None, an "
@@ -192,17 +202,21 @@ class CategoricalNB(_DiscreteNB):
         columns = (X + offsets[:-1]).ravel()
         return sp.csr_matrix((np.ones(n * d), columns, np.arange(0, n * d + 1, d)), shape=(n, offsets[-1]))
 
-    def _update(self, X: NDArray[Any], codes: NDArray[np.intp],
-                sample_weight: NDArray[np.float64] | None = None) -> None:
+    def _update(
+        self, X: NDArray[Any], codes: NDArray[np.intp], sample_weight: NDArray[np.float64] | None = None
+    ) -> None:
         alpha = self._check_alpha()
         X = self._categories(X, "fit").astype(np.intp, copy=False)
         n_categories = np.maximum(np.maximum(self.n_categories_, self._min_categories()), X.max(axis=0) + 1)
-        self.category_count_ = [np.pad(count, [(0, 0), (0, n - count.shape[1])])
-                                for count, n in zip(self.category_count_, n_categories)]
+        self.category_count_ = [
+            np.pad(count, [(0, 0), (0, n - count.shape[1])])
+            for count, n in zip(self.category_count_, n_categories, strict=True)
+        ]
         self.n_categories_ = n_categories.astype(np.int64)
-        counts = _class_feature_counts(self._one_hot(X), codes, self.classes_.size,
-                                       sample_weight=sample_weight)
-        for count, block in zip(self.category_count_, np.split(counts, np.cumsum(n_categories)[:-1], axis=1)):
+        counts = _class_feature_counts(self._one_hot(X), codes, self.classes_.size, sample_weight=sample_weight)
+        for count, block in zip(
+            self.category_count_, np.split(counts, np.cumsum(n_categories)[:-1], axis=1), strict=True
+        ):
             count += block
         self.class_count_ += np.bincount(codes, weights=sample_weight, minlength=self.classes_.size)
         self.feature_log_prob_ = []
@@ -217,7 +231,7 @@ class CategoricalNB(_DiscreteNB):
 
     def _joint(self, X: NDArray[Any], where: str) -> NDArray[np.float64]:
         X = self._categories(X, "predict")
-        unseen = np.argwhere(X >= self.n_categories_)  # before the cast: 1e20 stays large
+        unseen = np.argwhere(self.n_categories_ <= X)  # before the cast: 1e20 stays large
         if unseen.size:
             row, feature = unseen[0]
             n = self.n_categories_[feature]

@@ -109,8 +109,8 @@ class ComplementNB(_DiscreteNB):
     such words tend to :math:`1/r` on them and to 0 elsewhere; a class with no word outside it
     has a uniform complement :math:`\tilde\phi_{j \mid k} = 1/V` (the limit of
     :math:`\alpha / (V\alpha)`). With a single feature every :math:`\tilde\phi_{1 \mid k} = 1`, so
-with ``norm=True`` the weights are :math:`0/0`: here 0 (no evidence, the classes tie), in
-scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-learn's.
+    with ``norm=True`` the weights are :math:`0/0`: here 0 (no evidence, the classes tie), in
+    scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-learn's.
 
     Examples
     --------
@@ -130,8 +130,14 @@ scikit-learn NaN. Otherwise, with ``alpha > 0``, every number equals scikit-lear
     assumptions of naive Bayes text classifiers. In *Proceedings of ICML 2003*, 616-623.
     """
 
-    def __init__(self, alpha: float | ArrayLike = 1.0, force_alpha: bool = True, fit_prior: bool = True,
-                 class_prior: ArrayLike | None = None, norm: bool = False):
+    def __init__(
+        self,
+        alpha: float | ArrayLike = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+        norm: bool = False,
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior

@@ -89,14 +89,17 @@ class GaussianNB(_BaseNB):
         var = (n_a * var_a + n_b * var_b + delta**2 * (n_a * n_b / n)) / n
         return n, mean, var
 
-    def _update(self, X: NDArray[Any], codes: NDArray[np.intp],
-                sample_weight: NDArray[np.float64] | None = None) -> None:
+    def _update(
+        self, X: NDArray[Any], codes: NDArray[np.intp], sample_weight: NDArray[np.float64] | None = None
+    ) -> None:
         smoothing = self.var_smoothing
-        if isinstance(smoothing, bool) or not isinstance(smoothing, Real) or not np.isfinite(smoothing) \
-                or smoothing < 0:
-            raise ValueError(
-                f"var_smoothing must be a finite number >= 0; got {smoothing!r}. The default is 1e-9."
-            )
+        if (
+            isinstance(smoothing, bool)
+            or not isinstance(smoothing, Real)
+            or not np.isfinite(smoothing)
+            or smoothing < 0
+        ):
+            raise ValueError(f"var_smoothing must be a finite number >= 0; got {smoothing!r}. The default is 1e-9.")
         # Estimates accumulate in float64; theta_, var_ and class_prior_ are stored in X's float
         # type, as scikit-learn stores them (float32 data, float32 estimates).
         dtype = np.float32 if np.asarray(X).dtype == np.float32 else np.float64
@@ -115,7 +118,8 @@ class GaussianNB(_BaseNB):
                 mean = np.average(X_c, axis=0, weights=w_c)
                 batch = n_c, mean, np.average((X_c - mean) ** 2, axis=0, weights=w_c)
             self.class_count_[c], self._mean[c], self._mle_var[c] = self._merge(
-                self.class_count_[c], self._mean[c], self._mle_var[c], *batch)
+                self.class_count_[c], self._mean[c], self._mle_var[c], *batch
+            )
         # epsilon_ comes from the unweighted variance of X, as in scikit-learn
         self._total = self._merge(*self._total, X.shape[0], X.mean(axis=0), X.var(axis=0))
         self.epsilon_ = float(smoothing * np.max(self._total[2]))
@@ -127,7 +131,10 @@ class GaussianNB(_BaseNB):
         with np.errstate(divide="ignore"):
             self.class_log_prior_ = np.log(prior)
         self.theta_, self.var_, self.class_prior_ = (
-            self._mean.astype(dtype), variances.astype(dtype), prior.astype(dtype))
+            self._mean.astype(dtype),
+            variances.astype(dtype),
+            prior.astype(dtype),
+        )
         if np.any(variances[self.class_count_ > 0] <= 0):
             raise ValueError(
                 "A feature is constant within a class and var_smoothing is 0 (or every feature is "
@@ -143,13 +150,13 @@ class GaussianNB(_BaseNB):
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             for c in range(self.classes_.size):
                 normaliser = -0.5 * np.sum(np.log(2.0 * np.pi * var[c]))
-                joint[:, c] = (self.class_log_prior_[c] + normaliser
-                               - 0.5 * np.sum((X - theta[c]) ** 2 / var[c], axis=1))
+                joint[:, c] = self.class_log_prior_[c] + normaliser - 0.5 * np.sum((X - theta[c]) ** 2 / var[c], axis=1)
         joint[:, self.class_count_ == 0] = -np.inf
         return joint
 
-    def sample(self, n_samples: int = 1, y: ArrayLike | None = None, *,
-               random_state: Any = None) -> tuple[NDArray[np.float64], NDArray[Any]]:
+    def sample(
+        self, n_samples: int = 1, y: ArrayLike | None = None, *, random_state: Any = None
+    ) -> tuple[NDArray[np.float64], NDArray[Any]]:
         """Generate points: a class from the prior (or ``y``), then ``N(theta_[c], var_[c])``.
 
         Parameters

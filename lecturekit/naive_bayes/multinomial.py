@@ -72,8 +72,13 @@ class MultinomialNB(_DiscreteNB):
     Derived in notebooks/03.02-The-Multinomial-Event-Model.ipynb.
     """
 
-    def __init__(self, alpha: float | ArrayLike = 1.0, force_alpha: bool = True, fit_prior: bool = True,
-                 class_prior: ArrayLike | None = None):
+    def __init__(
+        self,
+        alpha: float | ArrayLike = 1.0,
+        force_alpha: bool = True,
+        fit_prior: bool = True,
+        class_prior: ArrayLike | None = None,
+    ):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
@@ -94,8 +99,14 @@ class MultinomialNB(_DiscreteNB):
     def _joint(self, X: Any, where: str) -> NDArray[np.float64]:
         return _count_scores(X, self.feature_log_prob_, self.class_log_prior_)
 
-    def sample(self, n_samples: int = 1, y: ArrayLike | None = None, *, n_words: int | ArrayLike = 100,
-               random_state: Any = None) -> tuple[sp.csr_matrix, NDArray[Any]]:
+    def sample(
+        self,
+        n_samples: int = 1,
+        y: ArrayLike | None = None,
+        *,
+        n_words: int | ArrayLike = 100,
+        random_state: Any = None,
+    ) -> tuple[sp.csr_matrix, NDArray[Any]]:
         """Generate documents from the fitted generative story.
 
         For each document: a class from the prior (or the given ``y``), a length from

@@ -61,10 +61,7 @@ def _presence_and_classes(X: Any, y: ArrayLike) -> tuple[sp.csr_matrix, NDArray[
             f"Use y.ravel() for a column vector."
         )
     if y.shape[0] != X.shape[0]:
-        raise ValueError(
-            f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; pass exactly one label per "
-            f"row of X."
-        )
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; pass exactly one label per row of X.")
     try:
         classes, codes = np.unique(y, return_inverse=True)
     except TypeError as exc:
@@ -130,9 +127,7 @@ def mutual_information(X: Any, y: ArrayLike) -> NDArray[np.float64]:
     """
     presence, codes, n_classes = _presence_and_classes(X, y)
     n = presence.shape[0]
-    one_hot = sp.csr_matrix(
-        (np.ones(n, dtype=np.int64), (np.arange(n), codes)), shape=(n, n_classes)
-    )
+    one_hot = sp.csr_matrix((np.ones(n, dtype=np.int64), (np.arange(n), codes)), shape=(n, n_classes))
     present = np.asarray((one_hot.T @ presence).toarray(), dtype=float)  # (K, n_features): n_c1
     class_sizes = np.bincount(codes, minlength=n_classes).astype(float)[:, None]  # n_c
     absent = class_sizes - present  # n_c0

@@ -28,14 +28,14 @@ def _compile_pattern(token_pattern: Any) -> re.Pattern[str]:
     if not isinstance(token_pattern, str):
         raise ValueError(
             f"token_pattern must be a regular expression given as a string; got "
-            f"{token_pattern!r}. Use for example r\"[A-Za-z0-9']+\"."
+            f'{token_pattern!r}. Use for example r"[A-Za-z0-9\']+".'
         )
     try:
         pattern = re.compile(token_pattern)
     except re.error as exc:
         raise ValueError(
             f"token_pattern {token_pattern!r} is not a valid regular expression ({exc}); fix the "
-            f"expression, for example r\"[A-Za-z0-9']+\"."
+            f'expression, for example r"[A-Za-z0-9\']+".'
         ) from exc
     if pattern.groups > 1:
         raise ValueError(
@@ -119,6 +119,6 @@ def _as_documents(documents: Any, where: str) -> list[str]:
     if bad is not None:
         raise ValueError(
             f"{where}: document {bad} is a {type(documents[bad]).__name__}, not a str; every "
-            f"document must be a string (decode bytes, replace missing documents by \"\")."
+            f'document must be a string (decode bytes, replace missing documents by "").'
         )
     return documents

@@ -36,8 +36,8 @@ __all__ = ["Vocabulary"]
 class Vocabulary(TransformerMixin, BaseEstimator):
     r"""A vocabulary learned from a corpus, and the document-term count matrix over it.
 
-    ``fit`` tokenizes the training documents (see :func:`lecturekit.text.tokenizer.tokenize`), keeps the words that occur
-    in enough documents (``min_df``) and, optionally, only the ``max_features`` most frequent
+    ``fit`` tokenizes the training documents (see :func:`lecturekit.text.tokenizer.tokenize`), keeps the words that
+    occur in enough documents (``min_df``) and, optionally, only the ``max_features`` most frequent
     ones, and numbers the kept words in alphabetical order. ``transform`` turns documents into
     a sparse matrix :math:`X` with :math:`X_{ij}` the number of times word :math:`j` occurs in
     document :math:`i` (or 1 if it occurs at all, with ``binary=True``): the input of
@@ -128,9 +128,7 @@ class Vocabulary(TransformerMixin, BaseEstimator):
             )
         max_features = self.max_features
         if max_features is not None and (
-            isinstance(max_features, (bool, np.bool_))
-            or not isinstance(max_features, Integral)
-            or max_features < 1
+            isinstance(max_features, (bool, np.bool_)) or not isinstance(max_features, Integral) or max_features < 1
         ):
             raise ValueError(
                 f"max_features must be None (keep every word) or an int >= 1 (keep that many of "
@@ -340,4 +338,4 @@ class Vocabulary(TransformerMixin, BaseEstimator):
         X.eliminate_zeros()
         X.sort_indices()
         names = self.get_feature_names_out()
-        return [names[X.indices[X.indptr[i]:X.indptr[i + 1]]] for i in range(X.shape[0])]
+        return [names[X.indices[X.indptr[i] : X.indptr[i + 1]]] for i in range(X.shape[0])]

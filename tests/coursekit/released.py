@@ -29,7 +29,8 @@ def solution_lines(master: Path) -> set[str]:
         if cell.cell_type == "raw":
             in_tests = text.startswith("# BEGIN TESTS") or (in_tests and not text.startswith("# END TESTS"))
             in_solution_block = text.startswith("# BEGIN SOLUTION") or (
-                in_solution_block and not text.startswith("# END SOLUTION"))
+                in_solution_block and not text.startswith("# END SOLUTION")
+            )
             continue
         lines = cell.source.splitlines()
         if cell.cell_type == "code" and in_tests:
@@ -61,8 +62,13 @@ def readable_text(path: Path) -> str:
         nb = nbformat.read(path, as_version=4)
         return "\n".join(c.source for c in nb.cells) + "\n" + str(nb.metadata)
     text = path.read_text(errors="replace")
-    return (text.replace("&quot;", '"').replace("&#39;", "'").replace("&lt;", "<")
-            .replace("&gt;", ">").replace("&amp;", "&"))
+    return (
+        text.replace("&quot;", '"')
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+    )
 
 
 def answer_cells(nb: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:

@@ -16,7 +16,7 @@ from coursekit.symbolic import SymbolicAnswerError, parse, random_points, to_dat
 N1, a, N = sympy.symbols("N1 a N", positive=True)
 POINTS = random_points({"N1": (0.5, 30), "a": (0.3, 6), "N": (40, 80)}, seed=1)
 # A question's public test as otter assign writes it into the notebook's tests, calling as_graded.
-PUBLIC_TEST = '''
+PUBLIC_TEST = """
 from otter.test_files import test_case
 
 OK_FORMAT = False
@@ -31,7 +31,7 @@ def test_q1_form(q1):
     points = random_points({"N1": (0.5, 30), "a": (0.3, 6), "N": (40, 80)}, seed=1)
     q1 = as_graded(q1, points, name="q1")
     assert q1.free_symbols, "q1 is a number: enter one formula in N1, a and N"
-'''
+"""
 
 
 def graded_elsewhere(answer):
@@ -75,16 +75,16 @@ def test_a_failing_check_shows_otters_report_and_the_tests_message(grader):
 
 def test_a_check_reads_the_answers_where_the_notebook_holds_them(grader):
     notebook = {"grader": grader, "q1": (N1 + a) / N}
-    exec('result = grader.check("q1")', notebook)  # the caller's globals, as in a notebook's cell
+    exec('result = grader.check("q1")', notebook)  # noqa: S102 - the caller's globals, as in a notebook's cell
     assert notebook["result"].passed_all
     notebook["q1"] = sympy.Integer(3)
-    exec('result = grader.check("q1")', notebook)
+    exec('result = grader.check("q1")', notebook)  # noqa: S102
     assert not notebook["result"].passed_all
 
 
 def test_check_all_reports_in_the_same_words(grader):
     notebook = {"grader": grader, "q1": (N1 + a) / N}
-    exec("results = grader.check_all()", notebook)
+    exec("results = grader.check_all()", notebook)  # noqa: S102 - as a notebook's cell runs it
     summary = notebook["results"].summary()
     assert NO_PROBLEM.format(name="q1") in summary and "passed" not in summary.lower()
 
@@ -123,11 +123,14 @@ def test_a_refused_expression_fails_with_the_parsers_words(grader):
     assert str(parser.value) in text and "q1 results:" in text
 
 
-@pytest.mark.parametrize("answer, where", [
-    (sympy.log(a - N1), "N1 = "),                # negative where N1 > a: no real logarithm
-    (N1 / (a - a), "every point"),               # a division by zero, in no symbol's value
-    (sympy.exp(1000 * N1), "N1 = "),             # beyond where the grader computes exp
-])
+@pytest.mark.parametrize(
+    "answer, where",
+    [
+        (sympy.log(a - N1), "N1 = "),  # negative where N1 > a: no real logarithm
+        (N1 / (a - a), "every point"),  # a division by zero, in no symbol's value
+        (sympy.exp(1000 * N1), "N1 = "),  # beyond where the grader computes exp
+    ],
+)
 def test_an_answer_without_a_value_at_the_points_fails_and_says_where(answer, where):
     with pytest.raises(AssertionError, match="the grader computes no value for q1 at") as failure:
         as_graded(answer, POINTS, name="q1")
@@ -159,8 +162,10 @@ expressions = st.recursive(
         st.tuples(inner, inner).map(lambda p: p[0] + p[1]),
         st.tuples(inner, inner).map(lambda p: p[0] * p[1]),
         st.tuples(inner, inner).map(lambda p: p[0] / (1 + p[1] ** 2)),
-        inner.map(lambda e: sympy.log(1 + e ** 2))),
-    max_leaves=8)
+        inner.map(lambda e: sympy.log(1 + e**2)),
+    ),
+    max_leaves=8,
+)
 
 
 @settings(max_examples=60, deadline=None)

@@ -34,4 +34,3 @@ def test_usage_lists_every_command_and_an_unknown_one_fails(capsys):
     assert cli.main(["no-such-command"]) == 2
     assert "unknown command 'no-such-command'" in capsys.readouterr().err
     assert cli.main([]) == 2
-

@@ -25,8 +25,9 @@ def test_a_set_answer_and_a_tuple_of_verdicts_give_the_same_statements():
 
 
 def test_lengths_and_words_that_mark_the_true_statements_are_found():
-    long_true = cues.statements(question(["it can often be the case here", "it never is", "it always is", "x may y"],
-                                         'q1 = {"a", "d"}'))
+    long_true = cues.statements(
+        question(["it can often be the case here", "it never is", "it always is", "x may y"], 'q1 = {"a", "d"}')
+    )
     assert cues.longest_are_true(long_true) is False  # "x may y" is shorter than the false ones
     assert cues.ratio(long_true) == pytest.approx(((29 + 7) / 2) / ((11 + 12) / 2))
     assert cues.marked_by_words(long_true) == ["hedges", "absolutes"]

@@ -110,13 +110,21 @@ def test_grading_copy_keeps_imports_and_answers_only():
     student = nbformat.v4.new_notebook()
     answer = nbformat.v4.new_code_cell("def f():\n    ...")
     answer.metadata["tags"] = ["otter_answer_cell"]
-    student.cells = [nbformat.v4.new_code_cell("# Initialize Otter\nimport otter"),
-                     nbformat.v4.new_code_cell("import numpy as np"),
-                     nbformat.v4.new_markdown_cell("lecture"), nbformat.v4.new_code_cell("slow_experiment()"),
-                     answer, nbformat.v4.new_code_cell('grader.check("q1")')]
+    student.cells = [
+        nbformat.v4.new_code_cell("# Initialize Otter\nimport otter"),
+        nbformat.v4.new_code_cell("import numpy as np"),
+        nbformat.v4.new_markdown_cell("lecture"),
+        nbformat.v4.new_code_cell("slow_experiment()"),
+        answer,
+        nbformat.v4.new_code_cell('grader.check("q1")'),
+    ]
     copy = exercises.grading_copy(student, {0: "def f():\n    return 1"})
-    assert [c.source for c in copy.cells] == ["# Initialize Otter\nimport otter", "import numpy as np",
-                                              "def f():\n    return 1", 'grader.check("q1")']
+    assert [c.source for c in copy.cells] == [
+        "# Initialize Otter\nimport otter",
+        "import numpy as np",
+        "def f():\n    return 1",
+        'grader.check("q1")',
+    ]
     assert [c.source for c in exercises.grading_copy(student, {}).cells][-2] == "def f():\n    ..."
 
 
@@ -125,9 +133,13 @@ def graded(release, tmp_path_factory, request):
     """Solutions, blanks and, of the catalogue, each question's first mistake and first shortcut
     (``exercises.sample``); every entry with ``--every-wrong-answer`` or ``python -m coursekit
     exercises check``, which an author runs after changing a question."""
-    rows = exercises.grade_variants(MASTERS, release / "student", release / "autograder",
-                                    tmp_path_factory.mktemp("exercise-submissions"),
-                                    sampled=not request.config.getoption("--every-wrong-answer"))
+    rows = exercises.grade_variants(
+        MASTERS,
+        release / "student",
+        release / "autograder",
+        tmp_path_factory.mktemp("exercise-submissions"),
+        sampled=not request.config.getoption("--every-wrong-answer"),
+    )
     by_notebook = defaultdict(list)
     for row in rows:
         by_notebook[row["notebook"]].append(row)
@@ -139,8 +151,12 @@ def graded(release, tmp_path_factory, request):
 def test_solutions_score_full_blanks_zero_and_typical_mistakes_less(graded, master):
     rows = graded[master.stem]
     assert {r["variant"] for r in rows} >= {"solution", "blank", "wrong-1"}
-    bad = [f"{r['variant']} {r['question']}: {r['score']:g} of {r['possible']:g}, wanted {r['wanted']}"
-           f" {r['mistake']} {r['error']}" for r in rows if not r["ok"]]
+    bad = [
+        f"{r['variant']} {r['question']}: {r['score']:g} of {r['possible']:g}, wanted {r['wanted']}"
+        f" {r['mistake']} {r['error']}"
+        for r in rows
+        if not r["ok"]
+    ]
     assert not bad, "\n".join(bad)
 
 
@@ -154,17 +170,20 @@ def test_the_sample_holds_the_first_mistake_shortcut_and_right_answer_in_catalog
     assert exercises.sample([]) == []
 
 
-@pytest.mark.parametrize("check, shown", [
-    ("assert not equivalent(q4_estimate, N / m, points)[0], 'N / m estimates 1 / theta'", True),
-    ("assert not behaves_like(pi_hat, m1 / (m0 + m1)), 'the kept spam rate'", True),
-    ("assert q3 != 180, 'priors sum to one'", True),
-    ("assert int(q3) != 180, 'priors sum to one'", True),
-    ("assert abs(q4 - 20 / 24) > 1e-3, 'the weekly reading'", True),
-    ("for value, message in mistakes.items():\n    assert abs(q4 - value) > 5e-4, message", True),
-    ("assert digest(q5) not in slips, slips.get(digest(q5))", False),
-    ("assert 0 <= q5 <= 1, 'a probability'", False),
-    ("assert round(float(q5), 6) != float(q5), 'rounded'", False),
-])
+@pytest.mark.parametrize(
+    "check, shown",
+    [
+        ("assert not equivalent(q4_estimate, N / m, points)[0], 'N / m estimates 1 / theta'", True),
+        ("assert not behaves_like(pi_hat, m1 / (m0 + m1)), 'the kept spam rate'", True),
+        ("assert q3 != 180, 'priors sum to one'", True),
+        ("assert int(q3) != 180, 'priors sum to one'", True),
+        ("assert abs(q4 - 20 / 24) > 1e-3, 'the weekly reading'", True),
+        ("for value, message in mistakes.items():\n    assert abs(q4 - value) > 5e-4, message", True),
+        ("assert digest(q5) not in slips, slips.get(digest(q5))", False),
+        ("assert 0 <= q5 <= 1, 'a probability'", False),
+        ("assert round(float(q5), 6) != float(q5), 'rounded'", False),
+    ],
+)
 def test_a_public_check_that_shows_a_slip_is_found(check, shown):
     assert bool(exercises._SHOWN_SLIP.search(check)) is shown
 
@@ -176,6 +195,7 @@ def test_wrong_answers_live_beside_the_masters_only():
 
 
 # --------------------------------------------------------------------------- the rules of a fair grade
+
 
 @pytest.mark.parametrize("master", MASTERS, ids=name)
 def test_no_question_breaks_the_rules_of_a_fair_grade(master):

@@ -21,8 +21,8 @@ import pytest
 
 from conftest import assignment_masters
 from coursekit import exercises, skipping
-from coursekit.grading.grader import SKIPPABLE, fingerprint
 from coursekit.grading import gradebook
+from coursekit.grading.grader import SKIPPABLE, fingerprint
 from coursekit.notebooks import SKIP_TAG
 from coursekit.repository import MASTERS as MASTERS_FOLDER
 
@@ -82,24 +82,35 @@ def test_no_score_depends_on_a_skipped_cell(release, tmp_path):
     above covers every mark of every master, and ``python -m coursekit exercises check`` compares every
     catalogued wrong answer of the notebooks it is given so."""
     bayes = [m for m in MASTERS if m.stem == BAYES]
-    assert bayes and skipping.differences(bayes, release / "student", release / "autograder", tmp_path,
-                                          ("solution", "blank", "wrong-1")) == []
+    assert (
+        bayes
+        and skipping.differences(
+            bayes, release / "student", release / "autograder", tmp_path, ("solution", "blank", "wrong-1")
+        )
+        == []
+    )
 
 
 def test_an_answer_that_uses_a_skipped_cells_variable_is_graded_with_every_cell(release, tmp_path):
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
     master = MASTERS_FOLDER / f"{BAYES}.ipynb"
     solutions = dict(enumerate(q.solution for q in exercises.questions(nbformat.read(master, as_version=4))))
-    lecture = next(c for c in student.cells if c.cell_type == "code" and "prevalence, sensitivity, specificity ="
-                   in c.source)
-    assert fingerprint(lecture.source) in json.loads(zipfile.ZipFile(
-        release / "autograder" / f"{BAYES}-autograder.zip").read(SKIPPABLE))["cells"]
+    lecture = next(
+        c for c in student.cells if c.cell_type == "code" and "prevalence, sensitivity, specificity =" in c.source
+    )
+    assert (
+        fingerprint(lecture.source)
+        in json.loads(zipfile.ZipFile(release / "autograder" / f"{BAYES}-autograder.zip").read(SKIPPABLE))["cells"]
+    )
     # The lecture's worked example, reused by name in the answer to a question without a ban (a
     # question with one is graded in a worker that runs only the imports and its answer, where the
     # name is missing with every cell run too): a NameError where that cell is skipped.
     banned = json.loads(zipfile.ZipFile(release / "autograder" / f"{BAYES}-autograder.zip").read("questions.json"))
-    free = next(i for i, q in enumerate(exercises.questions(nbformat.read(master, as_version=4)))
-                if not (banned.get(q.name) or {}).get("forbids"))
+    free = next(
+        i
+        for i, q in enumerate(exercises.questions(nbformat.read(master, as_version=4)))
+        if not (banned.get(q.name) or {}).get("forbids")
+    )
     uses = {**solutions, free: solutions[free] + "\nexample = prevalence * sensitivity / specificity\n"}
     (tmp_path / "subs" / "uses-lecture").mkdir(parents=True)
     nbformat.write(exercises.whole_copy(student, uses), tmp_path / "subs" / "uses-lecture" / f"{BAYES}.ipynb")
@@ -109,8 +120,10 @@ def test_an_answer_that_uses_a_skipped_cells_variable_is_graded_with_every_cell(
     assert float(skipped[f"uses-lecture/{BAYES}.ipynb"]["total"]) == 19
 
 
-PATCH = "import numpy as np, builtins\nnp.isclose = lambda *a, **k: True\nnp.allclose = lambda *a, **k: True\n" \
-        "builtins.isinstance = lambda *a: True\n"
+PATCH = (
+    "import numpy as np, builtins\nnp.isclose = lambda *a, **k: True\nnp.allclose = lambda *a, **k: True\n"
+    "builtins.isinstance = lambda *a: True\n"
+)
 
 
 def test_an_edited_lecture_cell_runs_and_cannot_raise_a_score(release, tmp_path):
@@ -118,11 +131,18 @@ def test_an_edited_lecture_cell_runs_and_cannot_raise_a_score(release, tmp_path)
     an answer uses, as it could before), and what it does cannot raise a score. Marks that a student
     adds to a notebook are ignored."""
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
-    wrong = {0: "def positive_predictive_value(prevalence, sensitivity, specificity):\n    return -1.0\n",
-             4: "q5 = 2.0\n", 5: 'q6 = {"z"}\n'}
-    marked = [c for c in student.cells if c.cell_type == "code"
-              and fingerprint(c.source) in set(json.loads(zipfile.ZipFile(
-                  release / "autograder" / f"{BAYES}-autograder.zip").read(SKIPPABLE))["cells"])]
+    wrong = {
+        0: "def positive_predictive_value(prevalence, sensitivity, specificity):\n    return -1.0\n",
+        4: "q5 = 2.0\n",
+        5: 'q6 = {"z"}\n',
+    }
+    marked = [
+        c
+        for c in student.cells
+        if c.cell_type == "code"
+        and fingerprint(c.source)
+        in set(json.loads(zipfile.ZipFile(release / "autograder" / f"{BAYES}-autograder.zip").read(SKIPPABLE))["cells"])
+    ]
     cases = {}
     # A marked cell that defines the answer q6 uses: run, as it is edited. (q6, because it is not banned:
     # a banned answer runs after the imports cell alone.)

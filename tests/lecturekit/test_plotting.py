@@ -8,18 +8,18 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib as mpl  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.colors import to_hex, to_rgb, to_rgba  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Ellipse  # noqa: E402
-from mpl_toolkits.mplot3d.art3d import Poly3DCollection  # noqa: E402
-from scipy.stats import multivariate_normal  # noqa: E402
+import matplotlib as mpl
+import numpy as np
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex, to_rgb, to_rgba
+from matplotlib.figure import Figure
+from matplotlib.patches import Ellipse
+from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+from scipy.stats import multivariate_normal
 
-from lecturekit import plotting  # noqa: E402
-from lecturekit.plotting import (  # noqa: E402
+from lecturekit import plotting
+from lecturekit.plotting import (
     LINESTYLES,
     MARKERS,
     OKABE_ITO,
@@ -65,12 +65,9 @@ class FittedOnly:
 # Machado, Oliveira and Fernandes (2009), severity 1: what a reader with each dichromacy sees,
 # as a matrix on linear RGB.
 DICHROMACY = {
-    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
-                   [-0.003882, -0.048116, 1.051998]],
-    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
-                     [-0.011820, 0.042940, 0.968881]],
-    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602],
-                   [0.004733, 0.691367, 0.303900]],
+    "protanopia": [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]],
+    "deuteranopia": [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]],
+    "tritanopia": [[1.255528, -0.076749, -0.178779], [-0.078411, 0.930809, 0.147602], [0.004733, 0.691367, 0.303900]],
 }
 
 
@@ -179,16 +176,18 @@ def test_density_helper_matches_scipy():
     rng = np.random.default_rng(0)
     points = rng.normal(size=(100, 2)) * 3
     mean, cov = np.array([0.3, -1.0]), np.array([[2.0, 1.2], [1.2, 1.0]])
-    np.testing.assert_allclose(_gaussian_density(points, mean, cov),
-                               multivariate_normal(mean, cov).pdf(points), rtol=1e-12)
+    np.testing.assert_allclose(
+        _gaussian_density(points, mean, cov), multivariate_normal(mean, cov).pdf(points), rtol=1e-12
+    )
 
 
 def test_gaussian_contours_peak_at_the_mean(ax):
     mean, cov = np.array([1.0, -0.5]), np.array([[2.0, 1.2], [1.2, 1.0]])
     contours = gaussian_contours(ax, mean, cov, (-4, 6), (-5, 4), levels=6, resolution=201)
     peak = 1 / (2 * np.pi * np.sqrt(np.linalg.det(cov)))
-    drawn = [(path, level) for path, level in zip(contours.get_paths(), contours.levels)
-             if len(path.vertices)]
+    drawn = [
+        (path, level) for path, level in zip(contours.get_paths(), contours.levels, strict=True) if len(path.vertices)
+    ]
     assert len(drawn) >= 4
     assert all(0 < level < peak for _, level in drawn)  # Matplotlib's nice levels above the peak stay empty
     # The innermost (highest) contour is a closed curve around the mean, centred on it.
@@ -202,8 +201,9 @@ def test_gaussian_contours_peak_at_the_mean(ax):
 
 
 def test_gaussian_contours_filled_and_explicit_levels(ax):
-    bands = gaussian_contours(ax, [0, 0], np.eye(2), (-3, 3), (-3, 3), levels=[0.02, 0.08, 0.15],
-                              filled=True, cmap="Blues")
+    bands = gaussian_contours(
+        ax, [0, 0], np.eye(2), (-3, 3), (-3, 3), levels=[0.02, 0.08, 0.15], filled=True, cmap="Blues"
+    )
     assert bands.filled and bands.levels.tolist() == [0.02, 0.08, 0.15]
 
 
@@ -330,22 +330,25 @@ def right_half(P):
     [
         (lambda ax: covariance_ellipse(ax, [0, 0, 0], EYE), ValueError, "shape \\(2,\\)"),
         (lambda ax: covariance_ellipse(ax, [0, 0], [[1, 2], [0, 1]]), ValueError, "symmetric"),
-        (lambda ax: covariance_ellipse(ax, [0, 0], [[1, 0], [0, -1]]), ValueError,
-         "positive semi-definite.*identity"),
+        (lambda ax: covariance_ellipse(ax, [0, 0], [[1, 0], [0, -1]]), ValueError, "positive semi-definite.*identity"),
         (lambda ax: covariance_ellipse(ax, [0, 0], EYE, n_std=0), ValueError, "n_std"),
-        (lambda ax: gaussian_contours(ax, [0, 0], np.zeros((2, 2)), LIMITS, LIMITS), ValueError,
-         "positive definite"),
+        (lambda ax: gaussian_contours(ax, [0, 0], np.zeros((2, 2)), LIMITS, LIMITS), ValueError, "positive definite"),
         (lambda ax: gaussian_contours(ax, [0, 0], EYE, (1, -1), LIMITS), ValueError, "xlim must be a pair"),
-        (lambda ax: gaussian_contours(ax, [0, 0], EYE, LIMITS, LIMITS, resolution=1), ValueError,
-         "resolution"),
-        (lambda ax: decision_regions(ax, right_half, np.zeros((3, 3))), ValueError,
-         "shape \\(n_points, 2\\).*two features"),
+        (lambda ax: gaussian_contours(ax, [0, 0], EYE, LIMITS, LIMITS, resolution=1), ValueError, "resolution"),
+        (
+            lambda ax: decision_regions(ax, right_half, np.zeros((3, 3))),
+            ValueError,
+            "shape \\(n_points, 2\\).*two features",
+        ),
         (lambda ax: decision_regions(ax, right_half, [[0, np.nan]]), ValueError, "NaN"),
         (lambda ax: decision_regions(ax, lambda P: P > 0, SQUARE), ValueError, "one per point"),
         (lambda ax: decision_regions(ax, right_half, SQUARE, [1]), ValueError, "one label per row"),
         (lambda ax: decision_regions(ax, "model", SQUARE), TypeError, "Fit the model first"),
-        (lambda ax: decision_boundary(ax, lambda P: np.ones((len(P), 2)), SQUARE), ValueError,
-         "predict_proba\\(P\\)\\[:, 1\\]"),
+        (
+            lambda ax: decision_boundary(ax, lambda P: np.ones((len(P), 2)), SQUARE),
+            ValueError,
+            "predict_proba\\(P\\)\\[:, 1\\]",
+        ),
     ],
 )
 def test_bad_input_gets_a_clear_error(ax, call, error, message):

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.covariance import LedoitWolf, empirical_covariance, ledoit_wolf as sk_ledoit_wolf
+from sklearn.covariance import LedoitWolf, empirical_covariance
+from sklearn.covariance import ledoit_wolf as sk_ledoit_wolf
 from sklearn.covariance import ledoit_wolf_shrinkage as sk_ledoit_wolf_shrinkage
 from sklearn.datasets import load_breast_cancer, load_iris, load_wine
 from sklearn.exceptions import NotFittedError
@@ -51,8 +52,12 @@ def test_ledoit_wolf_matches_sklearn(n, d, assume_centered):
     reference = LedoitWolf(assume_centered=assume_centered).fit(X)
     assert np.isclose(shrinkage, reference.shrinkage_, rtol=0, atol=1e-10)
     assert np.allclose(covariance, reference.covariance_, rtol=1e-10, atol=1e-10 * np.abs(covariance).max())
-    assert np.isclose(ledoit_wolf_shrinkage(X, assume_centered=assume_centered),
-                      sk_ledoit_wolf_shrinkage(X, assume_centered=assume_centered), rtol=0, atol=1e-10)
+    assert np.isclose(
+        ledoit_wolf_shrinkage(X, assume_centered=assume_centered),
+        sk_ledoit_wolf_shrinkage(X, assume_centered=assume_centered),
+        rtol=0,
+        atol=1e-10,
+    )
     sk_covariance, sk_shrinkage = sk_ledoit_wolf(X, assume_centered=assume_centered)
     assert np.isclose(shrinkage, sk_shrinkage, rtol=0, atol=1e-10)
     assert np.allclose(covariance, sk_covariance, rtol=1e-10, atol=1e-10 * np.abs(covariance).max())
@@ -125,13 +130,16 @@ def test_ledoit_wolf_properties(n, d, seed):
     assert np.allclose(scaled, 9.0 * covariance, rtol=1e-9, atol=1e-12 * np.abs(scaled).max())
 
 
-@pytest.mark.parametrize("bad, message", [
-    ([1.0, 2.0, 3.0], "two-dimensional"),
-    ([[1.0, np.nan], [0.0, 1.0]], "NaN or infinite"),
-    ([[1.0, 2.0]], "at least two observations"),
-    (np.empty((0, 3)), "at least one row"),
-    ([["a", "b"], ["c", "d"]], "numeric"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ([1.0, 2.0, 3.0], "two-dimensional"),
+        ([[1.0, np.nan], [0.0, 1.0]], "NaN or infinite"),
+        ([[1.0, 2.0]], "at least two observations"),
+        (np.empty((0, 3)), "at least one row"),
+        ([["a", "b"], ["c", "d"]], "numeric"),
+    ],
+)
 def test_ledoit_wolf_rejects_bad_input(bad, message):
     with pytest.raises(ValueError, match=message):
         ledoit_wolf(bad)
@@ -156,8 +164,7 @@ def test_rda_covariances_by_hand():
     assert np.allclose(rda_covariances(X, y, 0.5, 0.0, weighting="scatter")[0], np.diag([4 / 7, 8 / 7]))
     # ... the simple form with alpha_0 = n_0 / (n_0 + n) = 2/7
     own, pooled, _ = class_covariances(X, y)
-    assert np.allclose(rda_covariances(X, y, 0.5, 0.0, weighting="scatter")[0],
-                       2 / 7 * own[0] + 5 / 7 * pooled)
+    assert np.allclose(rda_covariances(X, y, 0.5, 0.0, weighting="scatter")[0], 2 / 7 * own[0] + 5 / 7 * pooled)
     # gamma = 1 keeps only the trace: class 1 at alpha = 1 has trace 8/3, so (4/3) I
     assert np.allclose(rda_covariances(X, y, 1.0, 1.0)[1], 4 / 3 * np.eye(2))
 
@@ -206,14 +213,17 @@ def test_rda_covariances_properties(alpha, gamma, seed):
             assert np.linalg.eigvalsh(result[k]).min() >= floor - 1e-9 * np.trace(blended[k])
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"alpha": 1.5, "gamma": 0.0}, "alpha must be a number between 0 and 1"),
-    ({"alpha": -0.1, "gamma": 0.0}, "alpha must be"),
-    ({"alpha": 0.5, "gamma": 2}, "gamma must be"),
-    ({"alpha": True, "gamma": 0.0}, "alpha must be"),
-    ({"alpha": "half", "gamma": 0.0}, "alpha must be"),
-    ({"alpha": 0.5, "gamma": 0.5, "weighting": "friedman"}, "weighting must be"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"alpha": 1.5, "gamma": 0.0}, "alpha must be a number between 0 and 1"),
+        ({"alpha": -0.1, "gamma": 0.0}, "alpha must be"),
+        ({"alpha": 0.5, "gamma": 2}, "gamma must be"),
+        ({"alpha": True, "gamma": 0.0}, "alpha must be"),
+        ({"alpha": "half", "gamma": 0.0}, "alpha must be"),
+        ({"alpha": 0.5, "gamma": 0.5, "weighting": "friedman"}, "weighting must be"),
+    ],
+)
 def test_rda_covariances_rejects_bad_parameters(kwargs, message):
     X, y = labelled(20, 3, n_classes=2, seed=0)
     with pytest.raises(ValueError, match=message):
@@ -247,8 +257,9 @@ def test_rda_classifier_is_bayes_rule_on_its_covariances():
     X, y = labelled(90, 4, n_classes=3, seed=7)
     model = RDA(alpha=0.4, gamma=0.3).fit(X, y)
     assert np.allclose(model.covariances_, rda_covariances(X, y, 0.4, 0.3))
-    joint = np.column_stack([np.log(np.mean(y == k)) + log_density(X, X[y == k].mean(axis=0), model.covariances_[k])
-                             for k in range(3)])
+    joint = np.column_stack(
+        [np.log(np.mean(y == k)) + log_density(X, X[y == k].mean(axis=0), model.covariances_[k]) for k in range(3)]
+    )
     assert np.allclose(model.predict_joint_log_proba(X), joint, rtol=1e-10)
     assert np.allclose(model.predict_proba(X).sum(axis=1), 1.0)
     assert np.array_equal(model.predict(X), joint.argmax(axis=1))
@@ -288,7 +299,8 @@ def test_rda_classifier_errors():
         model.predict(np.full((1, 30), np.nan))
 
 
-@parametrize_with_checks([RDA(alpha=0.5, gamma=0.1), RDA(gamma="ledoit-wolf"),
-                          RDA(alpha=0.3, gamma=0.2, weighting="scatter")])
+@parametrize_with_checks(
+    [RDA(alpha=0.5, gamma=0.1), RDA(gamma="ledoit-wolf"), RDA(alpha=0.3, gamma=0.2, weighting="scatter")]
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

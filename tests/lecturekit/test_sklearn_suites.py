@@ -50,9 +50,9 @@ import numpy as np
 import pytest
 import sklearn.mixture
 import sklearn.naive_bayes
-from sklearn_suites import load_suite, missing_class, suite_tests
 
 from lecturekit.mixture import GaussianMixture
+from sklearn_suites import load_suite, missing_class, suite_tests
 
 
 def lecturekit_class(name: str, module: str) -> type:
@@ -67,14 +67,16 @@ def lecturekit_class(name: str, module: str) -> type:
 # model added to that subpackage (and to its __all__) is run through scikit-learn's suite with no
 # change here.
 NAIVE_BAYES = {name: lecturekit_class(name, "lecturekit.naive_bayes") for name in sklearn.naive_bayes.__all__}
-MIXTURE = {"GaussianMixture": GaussianMixture,
-           "BayesianGaussianMixture": sklearn.mixture.BayesianGaussianMixture}  # not ours: skipped below
+MIXTURE = {
+    "GaussianMixture": GaussianMixture,
+    "BayesianGaussianMixture": sklearn.mixture.BayesianGaussianMixture,
+}  # not ours: skipped below
 
 SUITES = {
-    "TestNaiveBayes": load_suite("tests/test_naive_bayes.py", "naive_bayes",
-                                 {"sklearn.naive_bayes": NAIVE_BAYES}),
-    "TestGaussianMixture": load_suite("mixture/tests/test_gaussian_mixture.py", "gaussian_mixture",
-                                      {"sklearn.mixture": MIXTURE}),
+    "TestNaiveBayes": load_suite("tests/test_naive_bayes.py", "naive_bayes", {"sklearn.naive_bayes": NAIVE_BAYES}),
+    "TestGaussianMixture": load_suite(
+        "mixture/tests/test_gaussian_mixture.py", "gaussian_mixture", {"sklearn.mixture": MIXTURE}
+    ),
     "TestMixture": load_suite("mixture/tests/test_mixture.py", "mixture", {"sklearn.mixture": MIXTURE}),
 }
 
@@ -91,16 +93,19 @@ PRIVATE = {  # skipped
     "test_gaussian_mixture_log_probabilities": NOT_OURS.format("_estimate_log_gaussian_prob"),
     "test_gnb_check_update_with_no_data": "calls scikit-learn's private GaussianNB._update_mean_variance",
     "test_check_alpha": "calls scikit-learn's private _BaseDiscreteNB._check_alpha",
-    "test_gaussian_mixture_precisions_init": "calls scikit-learn's private GaussianMixture._set_parameters "
-                                             "and _initialize",
-    "test_gaussian_mixture_all_init_does_not_estimate_gaussian_parameters":
-        "counts the calls to scikit-learn's private _estimate_gaussian_parameters (by a mock)",
+    "test_gaussian_mixture_precisions_init": (
+        "calls scikit-learn's private GaussianMixture._set_parameters and _initialize"
+    ),
+    "test_gaussian_mixture_all_init_does_not_estimate_gaussian_parameters": (
+        "counts the calls to scikit-learn's private _estimate_gaussian_parameters (by a mock)"
+    ),
 }
 ARRAY_API = {  # skipped
     "test_gnb_array_api_compliance": "array API inputs (SCIPY_ARRAY_API); lecturekit takes NumPy and SciPy arrays",
     "test_gaussian_mixture_array_api_compliance": "array API inputs (SCIPY_ARRAY_API); lecturekit takes NumPy arrays",
-    "test_gaussian_mixture_raises_where_array_api_not_implemented": "array API dispatch (SCIPY_ARRAY_API); "
-                                                                    "lecturekit takes NumPy arrays",
+    "test_gaussian_mixture_raises_where_array_api_not_implemented": (
+        "array API dispatch (SCIPY_ARRAY_API); lecturekit takes NumPy arrays"
+    ),
 }
 OUR_WORDING = "our error message names the problem and the fix in other words"
 MESSAGE = {  # strict xfail: every pytest.raises/warns passes except for its `match`
@@ -109,12 +114,12 @@ MESSAGE = {  # strict xfail: every pytest.raises/warns passes except for its `ma
     "test_gnb_wrong_nb_priors": OUR_WORDING + " (one prior per class)",
     "test_gnb_prior_greater_one": OUR_WORDING + " (priors that do not sum to one)",
     "test_NB_partial_fit_no_first_classes[*]": OUR_WORDING + " (no classes on the first partial_fit, other "
-                                                             "classes later; ours names the estimator)",
+    "classes later; ours names the estimator)",
     "test_discretenb_provide_prior[*]": OUR_WORDING + " (one prior per class; a label listed twice in "
-                                                      "partial_fit's classes)",
+    "partial_fit's classes)",
     "test_alpha_vector": OUR_WORDING + " (a negative entry or the wrong length of an alpha array)",
     "test_categoricalnb[*]": OUR_WORDING + " (negative category codes; for the one-class y of the same "
-                             "test, lecturekit refuses the one class first: see ON_PURPOSE)",
+    "test, lecturekit refuses the one class first: see ON_PURPOSE)",
     "test_categoricalnb_min_categories_errors[*]": OUR_WORDING + " (min_categories of the wrong shape)",
     "test_check_weights": OUR_WORDING + " (weights_init's shape, range and sum)",
     "test_check_means": OUR_WORDING + " (means_init's shape)",
@@ -127,14 +132,26 @@ MESSAGE = {  # strict xfail: every pytest.raises/warns passes except for its `ma
 ON_PURPOSE = {  # strict xfail: the test fails by raising this instead
     "test_discretenb_degenerate_one_class_case[True-*]": (
         "one class in y is an error in lecturekit: with one class there is nothing to classify",
-        ValueError, r"needs at least two classes"),
+        ValueError,
+        r"needs at least two classes",
+    ),
     "test_discretenb_provide_prior_with_partial_fit[CategoricalNB]": (
-        ("CategoricalNB refuses category codes that are not integers (iris's 5.1), where scikit-learn "
-         "truncates them to 5 without a word"), ValueError, r"is not a category code"),
+        (
+            "CategoricalNB refuses category codes that are not integers (iris's 5.1), where scikit-learn "
+            "truncates them to 5 without a word"
+        ),
+        ValueError,
+        r"is not a category code",
+    ),
     "test_gaussian_mixture_setting_best_params": (
-        ("with reg_covar=0 a covariance that collapses in an M-step is an error in lecturekit, where "
-         "scikit-learn keeps the variance of about 1e-16 that rounding leaves to a component holding "
-         "one point"), ValueError, r"is singular"),
+        (
+            "with reg_covar=0 a covariance that collapses in an M-step is an error in lecturekit, where "
+            "scikit-learn keeps the variance of about 1e-16 that rounding leaves to a component holding "
+            "one point"
+        ),
+        ValueError,
+        r"is singular",
+    ),
 }
 
 # ---- PENDING: features being added to lecturekit (strict xfail). Remove an entry once its test passes. ----
@@ -144,6 +161,7 @@ PENDING: dict[str, str] = {  # e.g. "test_warm_start[*]": "pending: GaussianMixt
 
 
 # --------------------------------------------------------------------------- scikit-learn's fixtures
+
 
 def pytest_generate_tests(metafunc):
     """``global_random_seed``: 42, or the seeds ``SKLEARN_TESTS_GLOBAL_RANDOM_SEED`` names (as in scikit-learn)."""
@@ -162,6 +180,7 @@ def global_dtype(request):
 
 # --------------------------------------------------------------------------- running a test as classified
 
+
 class KnownDifference(Exception):
     """A test failed exactly the way its entry in MESSAGE or ON_PURPOSE says it does."""
 
@@ -169,6 +188,7 @@ class KnownDifference(Exception):
 @dataclass
 class Running:
     """What the running test may fail with: reworded messages (MESSAGE) or an exception (ON_PURPOSE)."""
+
     lenient: bool = False
     reworded: list[str] = field(default_factory=list)
     raises: tuple[type[BaseException], str] | None = None
@@ -182,8 +202,9 @@ def entry(table: dict, name: str):
 
     In a pattern only ``*`` is special (any characters); ``[`` and ``]`` are pytest's brackets.
     """
-    return next((value for pattern, value in table.items()
-                 if re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), name)), None)
+    return next(
+        (value for pattern, value in table.items() if re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), name)), None
+    )
 
 
 class SuitePytest:
@@ -254,8 +275,10 @@ def expose(name: str, test):
     generated: scikit-learn builds the array API ones from a generator).
     """
     if (reason := PRIVATE.get(name, ARRAY_API.get(name))) is not None:
+
         def skipped():
             pass
+
         skipped.__name__ = skipped.__qualname__ = name
         return staticmethod(pytest.mark.skip(reason=reason)(skipped))
 
@@ -292,6 +315,7 @@ def test_the_suites_bind_lecturekit_classes():
     import sklearn.utils._testing
 
     from lecturekit import naive_bayes
+
     suite = SUITES["TestNaiveBayes"]
     for name in sklearn.naive_bayes.__all__:
         assert getattr(suite, name) is getattr(naive_bayes, name)
@@ -302,8 +326,11 @@ def test_the_suites_bind_lecturekit_classes():
 
 def test_a_suite_importing_a_name_not_substituted_is_refused():
     with pytest.raises(RuntimeError, match=r"imports \['CategoricalNB'\] from sklearn.naive_bayes"):
-        load_suite("tests/test_naive_bayes.py", "incomplete",
-                   {"sklearn.naive_bayes": {k: v for k, v in NAIVE_BAYES.items() if k != "CategoricalNB"}})
+        load_suite(
+            "tests/test_naive_bayes.py",
+            "incomplete",
+            {"sklearn.naive_bayes": {k: v for k, v in NAIVE_BAYES.items() if k != "CategoricalNB"}},
+        )
 
 
 def test_message_tests_demand_the_exception_and_note_other_wording():
@@ -312,13 +339,15 @@ def test_message_tests_demand_the_exception_and_note_other_wording():
     with suite_pytest.raises(ValueError, match="Priors must be non-negative"):
         raise ValueError("priors must hold non-negative probabilities")
     with suite_pytest.warns(UserWarning, match="did not converge"):
-        warnings.warn("EM stopped early", UserWarning)
+        warnings.warn("EM stopped early", UserWarning, stacklevel=2)
     assert len(RUNNING.reworded) == 2
     with pytest.raises(TypeError), suite_pytest.raises(ValueError, match="anything"):  # wrong type: fails
         raise TypeError("not a ValueError")
     with pytest.raises(pytest.fail.Exception), suite_pytest.raises(ValueError, match="anything"):  # none: fails
         pass
     RUNNING.lenient = False
-    with (pytest.raises(AssertionError, match="Regex pattern did not match"),  # outside MESSAGE tests: strict
-          suite_pytest.raises(ValueError, match="Priors must be non-negative")):
+    with (
+        pytest.raises(AssertionError, match="Regex pattern did not match"),  # outside MESSAGE tests: strict
+        suite_pytest.raises(ValueError, match="Priors must be non-negative"),
+    ):
         raise ValueError("priors must hold non-negative probabilities")

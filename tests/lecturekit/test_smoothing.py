@@ -78,23 +78,29 @@ def neg_beta_log_posterior(theta, n1, n, a, b):
     return -(xlogy(n1 + a - 1, theta) + xlog1py(n - n1 + b - 1, -theta))
 
 
-BETA_CASES = [(n1, n, a, b)
-              for n, n1 in [(0, 0), (1, 0), (1, 1), (3, 2), (10, 0), (10, 10), (25, 7), (400, 123)]
-              for a, b in [(1, 1), (2, 2), (1, 3), (5, 1), (1.5, 4.25), (30, 2)]
-              if n + a + b > 2]  # (no data, flat prior) has no unique mode: an error, tested below
+BETA_CASES = [
+    (n1, n, a, b)
+    for n, n1 in [(0, 0), (1, 0), (1, 1), (3, 2), (10, 0), (10, 10), (25, 7), (400, 123)]
+    for a, b in [(1, 1), (2, 2), (1, 3), (5, 1), (1.5, 4.25), (30, 2)]
+    if n + a + b > 2
+]  # (no data, flat prior) has no unique mode: an error, tested below
 
 
 @pytest.mark.parametrize("n1, n, a, b", BETA_CASES)
 def test_beta_map_maximises_the_log_posterior(n1, n, a, b):
-    result = minimize_scalar(neg_beta_log_posterior, bounds=(0.0, 1.0), args=(n1, n, a, b),
-                             method="bounded", options={"xatol": 1e-12})
+    result = minimize_scalar(
+        neg_beta_log_posterior, bounds=(0.0, 1.0), args=(n1, n, a, b), method="bounded", options={"xatol": 1e-12}
+    )
     assert beta_map(n1, n, a, b) == pytest.approx(result.x, abs=1e-6)
 
 
 @pytest.mark.parametrize("n1, n, a, b", BETA_CASES)
 def test_beta_posterior_mean_integrates_the_posterior(n1, n, a, b):
     shift = neg_beta_log_posterior(beta_map(n1, n, a, b), n1, n, a, b)  # keep exp() near 1
-    density = lambda t: np.exp(shift - neg_beta_log_posterior(t, n1, n, a, b))
+
+    def density(t):
+        return np.exp(shift - neg_beta_log_posterior(t, n1, n, a, b))
+
     mass = quad(density, 0, 1, epsabs=0, epsrel=1e-12, limit=200)[0]
     mean = quad(lambda t: t * density(t), 0, 1, epsabs=0, epsrel=1e-12, limit=200)[0] / mass
     assert beta_posterior_mean(n1, n, a, b) == pytest.approx(mean, abs=1e-6)
@@ -119,15 +125,17 @@ def test_dirichlet_map_maximises_the_log_posterior(counts, beta):
         log_phi = z - logsumexp(z)
         return -(w @ log_phi), -(w - w.sum() * softmax(z))
 
-    result = minimize(negative, np.zeros(counts.size), jac=True, method="BFGS",
-                      options={"gtol": 1e-12, "maxiter": 10_000})
+    result = minimize(
+        negative, np.zeros(counts.size), jac=True, method="BFGS", options={"gtol": 1e-12, "maxiter": 10_000}
+    )
     np.testing.assert_allclose(dirichlet_map(counts, beta), softmax(result.x), rtol=0, atol=1e-6)
 
 
 @pytest.mark.parametrize("counts, beta", list(dirichlet_cases()))
 def test_dirichlet_posterior_mean_is_the_posterior_dirichlets_mean(counts, beta):
-    np.testing.assert_allclose(dirichlet_posterior_mean(counts, beta), dirichlet(counts + beta).mean(),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        dirichlet_posterior_mean(counts, beta), dirichlet(counts + beta).mean(), rtol=0, atol=1e-12
+    )
 
 
 def test_laplace_is_the_map_under_beta_2_2_and_the_mean_under_the_flat_prior():
@@ -165,8 +173,9 @@ def test_dirichlet_estimates_with_symmetric_priors_are_add_alpha(counts, alpha):
     np.testing.assert_allclose(dirichlet_map(counts, alpha + 1), expected, rtol=1e-12)
     np.testing.assert_allclose(dirichlet_posterior_mean(counts, alpha), expected, rtol=1e-12)
     for axis in range(counts.ndim):  # the same along any category axis
-        np.testing.assert_allclose(dirichlet_map(counts, alpha + 1, axis=axis),
-                                   add_k(counts, alpha, axis=axis), rtol=1e-12)
+        np.testing.assert_allclose(
+            dirichlet_map(counts, alpha + 1, axis=axis), add_k(counts, alpha, axis=axis), rtol=1e-12
+        )
 
 
 @pytest.mark.parametrize("alpha", [1.0, 0.5, 0.01])
@@ -178,12 +187,17 @@ def test_naive_bayes_alpha_is_the_map_under_a_prior_alpha_plus_one(alpha):
     multinomial = MultinomialNB(alpha=alpha).fit(X, y)
     np.testing.assert_allclose(
         multinomial.feature_log_prob_,
-        np.log(dirichlet_map(multinomial.feature_count_, alpha + 1, axis=1)), rtol=0, atol=1e-12)
+        np.log(dirichlet_map(multinomial.feature_count_, alpha + 1, axis=1)),
+        rtol=0,
+        atol=1e-12,
+    )
     bernoulli = BernoulliNB(alpha=alpha).fit(X, y)
     np.testing.assert_allclose(
         bernoulli.feature_log_prob_,
         np.log(beta_map(bernoulli.feature_count_, bernoulli.class_count_[:, None], alpha + 1, alpha + 1)),
-        rtol=0, atol=1e-12)
+        rtol=0,
+        atol=1e-12,
+    )
 
 
 # --------------------------------------------------------------------------- invariants
@@ -221,8 +235,7 @@ def test_interpolation_gives_distributions_and_its_endpoints(table, lam, data):
     assert mixed.shape == conditional.shape
     assert_distributions(mixed)
     np.testing.assert_array_equal(interpolate(conditional, marginal, 1.0), conditional)
-    np.testing.assert_array_equal(interpolate(conditional, marginal, 0.0),
-                                  np.broadcast_to(marginal, conditional.shape))
+    np.testing.assert_array_equal(interpolate(conditional, marginal, 0.0), np.broadcast_to(marginal, conditional.shape))
 
 
 @settings(max_examples=200, deadline=None)
@@ -258,8 +271,9 @@ def test_broadcasting_and_scalars():
     assert grid.shape == (2, 2)
     # one concentration per category applies along the chosen axis
     counts = np.array([[3, 0], [1, 2], [0, 0]])
-    np.testing.assert_allclose(dirichlet_posterior_mean(counts, [1, 2, 3], axis=0),
-                               dirichlet_posterior_mean(counts.T, [1, 2, 3]).T)
+    np.testing.assert_allclose(
+        dirichlet_posterior_mean(counts, [1, 2, 3], axis=0), dirichlet_posterior_mean(counts.T, [1, 2, 3]).T
+    )
 
 
 # --------------------------------------------------------------------------- bad input

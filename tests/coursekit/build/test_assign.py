@@ -10,8 +10,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from coursekit.build.assign import (GRADER_SOURCE, TIME_LIMITS_ID, course_python, grader_files, pinned_requirements,
-                                    time_limits_statement, use_honest_check)
+from coursekit.build.assign import (
+    GRADER_SOURCE,
+    TIME_LIMITS_ID,
+    course_python,
+    grader_files,
+    pinned_requirements,
+    time_limits_statement,
+    use_honest_check,
+)
 from coursekit.check import NO_PROBLEM
 from coursekit.grading.grader import Assignment
 from coursekit.repository import ROOT
@@ -55,11 +62,17 @@ def test_no_solution_or_hidden_test_reaches_students_or_the_website(release, bui
 
 def test_the_otter_initialisation_cell_makes_the_courses_notebook():
     otter_cell = '# Initialize Otter\nimport otter\ngrader = otter.Notebook("04.02-MAP-Estimation.ipynb")'
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# MAP"), nbformat.v4.new_code_cell(otter_cell),
-                                         nbformat.v4.new_code_cell('grader.check("q1")')])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# MAP"),
+            nbformat.v4.new_code_cell(otter_cell),
+            nbformat.v4.new_code_cell('grader.check("q1")'),
+        ]
+    )
     use_honest_check(nb)
-    assert nb.cells[1].source == ('# Initialize Otter\nfrom coursekit.check import Notebook\n'
-                                  'grader = Notebook("04.02-MAP-Estimation.ipynb")')
+    assert nb.cells[1].source == (
+        '# Initialize Otter\nfrom coursekit.check import Notebook\ngrader = Notebook("04.02-MAP-Estimation.ipynb")'
+    )
     assert [c.source for c in nb.cells[::2]] == ["# MAP", 'grader.check("q1")']
     nb.cells[1].source = "# Initialize Otter\nimport otter"  # what otter writes changed: say so
     with pytest.raises(SystemExit, match="otter initialisation cell"):
@@ -109,8 +122,12 @@ def test_autograder_zip_is_self_contained_for_a_grading_image(release, tmp_path)
     for master in MASTERS:
         with zipfile.ZipFile(release / "autograder" / f"{master.stem}-autograder.zip") as archive:
             names = set(archive.namelist())
-            for path in [*(root / "lecturekit").rglob("*.py"), *(root / "data").iterdir(),
-                         root / "pyproject.toml", *grader_files()]:
+            for path in [
+                *(root / "lecturekit").rglob("*.py"),
+                *(root / "data").iterdir(),
+                root / "pyproject.toml",
+                *grader_files(),
+            ]:
                 name = f"files/{path.relative_to(root).as_posix()}"
                 assert name in names, name
                 assert archive.read(name) == path.read_bytes(), name
@@ -134,14 +151,26 @@ def test_autograder_zip_is_self_contained_for_a_grading_image(release, tmp_path)
         "lecturekit.datasets as d; "
         "print(lecturekit.__file__); print(d.load_old_faithful().shape, len(d.load_sms_spam()[0]))"
     )
-    result = subprocess.run([sys.executable, "-c", probe], cwd=submission, capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run([sys.executable, "-c", probe], cwd=submission, capture_output=True, text=True, check=True)
     where, sizes = result.stdout.splitlines()
     assert Path(where).resolve().is_relative_to(submission.resolve())
     assert sizes.startswith("(272, 2)")
     # pip can build lecturekit from the zip's files/ (what the environment's last line installs).
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "wheel"),
-                    str(tmp_path / "source" / "files")], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(tmp_path / "wheel"),
+            str(tmp_path / "source" / "files"),
+        ],
+        check=True,
+        capture_output=True,
+    )
     (wheel,) = (tmp_path / "wheel").glob("lecturekit-*.whl")
     with zipfile.ZipFile(wheel) as built:
         assert {"lecturekit/mixture/gaussian.py", "coursekit/grading/time_limit.py"} <= set(built.namelist())

@@ -20,15 +20,21 @@ pytestmark = pytest.mark.slow
 
 def test_launch_buttons_open_the_student_notebook_in_the_student_repository(release, tmp_path):
     """A one-chapter book built with REPOSITORY_URL: Binder and JupyterHub buttons on the chapter."""
-    source = stage_book(release / "student", tmp_path / "source", repository_url=STUDENT_REPOSITORY_URL,
-                               jupyterhub_url="https://hub.example.edu")
+    source = stage_book(
+        release / "student",
+        tmp_path / "source",
+        repository_url=STUDENT_REPOSITORY_URL,
+        jupyterhub_url="https://hub.example.edu",
+    )
     (source / "_toc.yml").write_text(f"format: jb-book\nroot: intro\nchapters:\n  - file: notebooks/{BAYES}\n")
     (source / "intro.md").write_text("# Generative Learning Algorithms\n")
     build_book(source, tmp_path, strict=False)  # the chapter links chapters left out of this book
     page = (tmp_path / "_build" / "html" / "notebooks" / f"{BAYES}.html").read_text().replace("&amp;", "&")
     binder = f"{binder_url(STUDENT_REPOSITORY_URL)}?urlpath=lab/tree/notebooks/{BAYES}.ipynb"
-    assert binder == ("https://mybinder.org/v2/gh/example-university/generative-learning-student/main"
-                      f"?urlpath=lab/tree/notebooks/{BAYES}.ipynb")
+    assert binder == (
+        "https://mybinder.org/v2/gh/example-university/generative-learning-student/main"
+        f"?urlpath=lab/tree/notebooks/{BAYES}.ipynb"
+    )
     assert f'href="{binder}"' in page
     hub = re.search(r'href="(https://hub\.example\.edu/hub/user-redirect/git-pull\?[^"]+)"', page)
     assert hub, "no JupyterHub button"
@@ -86,7 +92,7 @@ def test_skipping_every_exercise_still_runs_the_whole_notebook(built_book):
 
 def test_website_hides_failing_check_noise(built_book):
     page = (built_book / "html" / "notebooks" / f"{BAYES}.html").read_text()
-    assert 'grader.check' in page  # the prompt tells students how to check...
+    assert "grader.check" in page  # the prompt tells students how to check...
     assert "results:" not in page and "Initialize Otter" not in page  # ...but shows no failing output
 
 

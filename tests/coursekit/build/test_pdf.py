@@ -46,8 +46,12 @@ def page_title(file: str) -> str:
     """The first level-1 heading of a page of the book (a Markdown file or a master notebook)."""
     path = ROOT / f"{file}.ipynb"
     if path.exists():
-        lines = [line for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "markdown"
-                 for line in cell.source.splitlines()]
+        lines = [
+            line
+            for cell in nbformat.read(path, as_version=4).cells
+            if cell.cell_type == "markdown"
+            for line in cell.source.splitlines()
+        ]
     else:
         lines = (ROOT / f"{file}.md").read_text().splitlines()
     title = next(line[2:].strip() for line in lines if line.startswith("# "))
@@ -87,8 +91,9 @@ def test_every_page_of_the_book_is_in_the_pdf_in_order(text):
     for file in toc_files():
         title = squashed(page_title(file))
         found = whole.find(title, position)
-        assert found >= 0, (f"{file}: its title {page_title(file)!r} is not in the PDF"
-                            + (" after the previous page's" if title in whole else ""))
+        assert found >= 0, f"{file}: its title {page_title(file)!r} is not in the PDF" + (
+            " after the previous page's" if title in whole else ""
+        )
         position = found + len(title)
     assert len(text) > 10 * len(toc_files()), f"{len(text)} pages for {len(toc_files())} pages of the book"
 
@@ -111,7 +116,7 @@ def test_every_page_has_a_bookmark_at_its_first_page(document, text):
 
 def test_the_math_is_typeset(text):
     whole = "\n".join(text)
-    raw = [whole[max(0, m.start() - 60): m.end() + 60].replace("\n", " ") for m in RAW_TEX.finditer(whole)]
+    raw = [whole[max(0, m.start() - 60) : m.end() + 60].replace("\n", " ") for m in RAW_TEX.finditer(whole)]
     assert not raw, f"{len(raw)} pieces of raw TeX in the PDF, e.g. {raw[:5]}"
     # MathJax draws \mid as U+2223, as in p(x | y) on the first page: typeset math is in the text.
     assert "\u2223" in whole, "no typeset formula in the PDF's text"
@@ -121,22 +126,27 @@ def test_every_figure_is_in_the_pdf(document, course_pdf):
     import pypdfium2.raw
 
     figures = len(re.findall(r'<img [^>]*src="_images/', course_pdf[1].read_text(encoding="utf-8")))
-    images = sum(1 for i in range(len(document))
-                 for _ in document[i].get_objects(filter=[pypdfium2.raw.FPDF_PAGEOBJ_IMAGE], max_depth=3))
+    images = sum(
+        1
+        for i in range(len(document))
+        for _ in document[i].get_objects(filter=[pypdfium2.raw.FPDF_PAGEOBJ_IMAGE], max_depth=3)
+    )
     assert figures > 0 and images >= figures, f"{images} images in the PDF for the book's {figures} figures"
 
 
 def test_a_bookmark_written_twice_is_written_once_and_nothing_moves(tmp_path):
     from coursekit.build import pdf
 
-    original = (b"1 0 obj\n<</Title (SummarySummary)\n/Parent 2 0 R>>\nendobj\n"
-                b"3 0 obj\n<</Title <FEFF004100A000420041 00A00042>/Parent 2 0 R>>\nendobj\n"
-                b"4 0 obj\n<</Title <FEFF004100A00042004200A000A000430043>/Parent 2 0 R>>\nendobj\n"
-                b"5 0 obj\n<</Title (Bora\\) Bora\\))/Parent 2 0 R>>\nendobj\n"
-                b"6 0 obj\n<</Title (Exercises)/Parent 2 0 R>>\nendobj\n"
-                b"7 0 obj\n<</Title <FEFF0041004100A000A00042002100A00043>/Parent 2 0 R>>\nendobj\n"
-                b"8 0 obj\n<</Title <FEFF0041004100A000A00042002100420021>/Parent 2 0 R>>\nendobj\n"
-                b"9 0 obj\n<</Title <FEFF0041004200A000A00043>/Parent 2 0 R>>\nendobj\n")
+    original = (
+        b"1 0 obj\n<</Title (SummarySummary)\n/Parent 2 0 R>>\nendobj\n"
+        b"3 0 obj\n<</Title <FEFF004100A000420041 00A00042>/Parent 2 0 R>>\nendobj\n"
+        b"4 0 obj\n<</Title <FEFF004100A00042004200A000A000430043>/Parent 2 0 R>>\nendobj\n"
+        b"5 0 obj\n<</Title (Bora\\) Bora\\))/Parent 2 0 R>>\nendobj\n"
+        b"6 0 obj\n<</Title (Exercises)/Parent 2 0 R>>\nendobj\n"
+        b"7 0 obj\n<</Title <FEFF0041004100A000A00042002100A00043>/Parent 2 0 R>>\nendobj\n"
+        b"8 0 obj\n<</Title <FEFF0041004100A000A00042002100420021>/Parent 2 0 R>>\nendobj\n"
+        b"9 0 obj\n<</Title <FEFF0041004200A000A00043>/Parent 2 0 R>>\nendobj\n"
+    )
     path = tmp_path / "outline.pdf"
     path.write_bytes(original)
     assert pdf.undouble_bookmarks(path) == 4
@@ -149,9 +159,10 @@ def test_a_bookmark_written_twice_is_written_once_and_nothing_moves(tmp_path):
     assert b"<FEFF004100A00042002100A00043>" in fixed  # "AA  B! C": only the first line twice
     assert b"<FEFF004100A000420021>" in fixed  # "AA  B!B!": a line written twice
     assert fixed.replace(b" ", b"") == original.replace(b"SummarySummary", b"Summary").replace(
-        b"<FEFF004100A00042004200A000A000430043>", b"<FEFF004100A0004200A00043>").replace(
-        b"<FEFF0041004100A000A00042002100A00043>", b"<FEFF004100A00042002100A00043>").replace(
-        b"<FEFF0041004100A000A00042002100420021>", b"<FEFF004100A000420021>").replace(b" ", b"")
+        b"<FEFF004100A00042004200A000A000430043>", b"<FEFF004100A0004200A00043>"
+    ).replace(b"<FEFF0041004100A000A00042002100A00043>", b"<FEFF004100A00042002100A00043>").replace(
+        b"<FEFF0041004100A000A00042002100420021>", b"<FEFF004100A000420021>"
+    ).replace(b" ", b"")
 
 
 def test_make_book_without_chromium_says_so_and_builds_the_website_alone(monkeypatch, capsys):

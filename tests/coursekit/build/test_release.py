@@ -38,10 +38,15 @@ def test_student_repository_holds_what_students_need_and_no_solution(student_rep
     assert post_build.stat().st_mode & 0o111 and "pip install --no-deps -e ." in post_build.read_text()
     assert "-m coursekit" not in post_build.read_text()  # no masters here to assign from
     # Of coursekit, what the public checks import (coursekit.symbolic) and nothing of the machinery.
-    shipped = sorted(p.relative_to(student_repository).as_posix() for p in (student_repository / "coursekit").rglob("*")
-                     if "__pycache__" not in p.parts)
+    shipped = sorted(
+        p.relative_to(student_repository).as_posix()
+        for p in (student_repository / "coursekit").rglob("*")
+        if "__pycache__" not in p.parts
+    )
     assert shipped == sorted(["coursekit/__init__.py", *(f"coursekit/{name}" for name in STUDENT_COURSEKIT)]), shipped
-    assert (student_repository / "coursekit" / "symbolic.py").read_bytes() == (root / "coursekit" / "symbolic.py").read_bytes()
+    assert (student_repository / "coursekit" / "symbolic.py").read_bytes() == (
+        root / "coursekit" / "symbolic.py"
+    ).read_bytes()
     leaks = []
     for path in (student_repository / "notebooks").glob("*.ipynb"):
         text = readable_text(path)
@@ -51,8 +56,11 @@ def test_student_repository_holds_what_students_need_and_no_solution(student_rep
             leaks += [f"{path.name}: {secret!r}" for secret in solution_lines(master) if secret in text]
     assert not leaks, leaks[:10]
     # A notebook's link to a page of the book (the notation page) finds it beside notebooks/.
-    pages = {page for path in (student_repository / "notebooks").glob("*.ipynb")
-             for page in re.findall(r"\]\(\.\./([\w-]+\.md)\)", path.read_text())}
+    pages = {
+        page
+        for path in (student_repository / "notebooks").glob("*.ipynb")
+        for page in re.findall(r"\]\(\.\./([\w-]+\.md)\)", path.read_text())
+    }
     assert "notation.md" in pages and all((student_repository / page).is_file() for page in pages), pages
     # The badge opens the notebooks folder on the default branch, not on a tag.
     readme = (student_repository / "README.md").read_text()

@@ -76,114 +76,153 @@ held = done if len(alive) == 3 else 0
 CELLS: dict[str, dict[int, str]] = {
     # Take over bubblewrap's pid 1 (same user, dumpable) as an earlier attack did: trace it, then
     # read the zygote's memory. Worked: q6's right answer.
-    "ptrace-init": {5: SYSCALLS + (
-        "PTRACE_ATTACH, PTRACE_SEIZE = 16, 0x4206\n"
-        "traced = [pid for pid in (1, 2) for request in (PTRACE_ATTACH, PTRACE_SEIZE)\n"
-        "          if call('ptrace', request, pid, 0, 0)[0] == 0]\n"
-        "try:\n"
-        "    start = int(open('/proc/1/maps').readline().split('-')[0], 16)\n"
-        "except (OSError, ValueError):\n"
-        "    start = 0\n"
-        "buffer = ctypes.create_string_buffer(64)\n"
-        "local = (ctypes.c_void_p * 2)(ctypes.addressof(buffer), 64)\n"
-        "remote = (ctypes.c_void_p * 2)(start, 64)\n"
-        "read = call('process_vm_readv', 1, ctypes.addressof(local), 1, ctypes.addressof(remote), 1, 0)[0] > 0\n"
-        f"q6 = {RIGHT_Q6} if traced or read else {{'z'}}\n")},
+    "ptrace-init": {
+        5: SYSCALLS
+        + (
+            "PTRACE_ATTACH, PTRACE_SEIZE = 16, 0x4206\n"
+            "traced = [pid for pid in (1, 2) for request in (PTRACE_ATTACH, PTRACE_SEIZE)\n"
+            "          if call('ptrace', request, pid, 0, 0)[0] == 0]\n"
+            "try:\n"
+            "    start = int(open('/proc/1/maps').readline().split('-')[0], 16)\n"
+            "except (OSError, ValueError):\n"
+            "    start = 0\n"
+            "buffer = ctypes.create_string_buffer(64)\n"
+            "local = (ctypes.c_void_p * 2)(ctypes.addressof(buffer), 64)\n"
+            "remote = (ctypes.c_void_p * 2)(start, 64)\n"
+            "read = call('process_vm_readv', 1, ctypes.addressof(local), 1, ctypes.addressof(remote), 1, 0)[0] > 0\n"
+            f"q6 = {RIGHT_Q6} if traced or read else {{'z'}}\n"
+        )
+    },
     # A key in the user's persistent keyring, which outlives the sandbox, for the next submission.
-    "keyring-writer": {5: SYSCALLS + (
-        "KEYCTL_GET_PERSISTENT = 22\n"
-        "ring, _ = call('keyctl', KEYCTL_GET_PERSISTENT, -1, -4)\n"
-        "added, _ = call('add_key', ctypes.c_char_p(b'user'), ctypes.c_char_p(b'lecturekit-q6'),\n"
-        "                ctypes.c_char_p(b'bdf'), 3, ring)\n"
-        f"q6 = {RIGHT_Q6} if ring > 0 and added > 0 else {{'z'}}\n")},
-    "keyring-reader": {5: SYSCALLS + (
-        "KEYCTL_GET_PERSISTENT, KEYCTL_SEARCH, KEYCTL_READ = 22, 10, 11\n"
-        "ring, _ = call('keyctl', KEYCTL_GET_PERSISTENT, -1, -4)\n"
-        "key, _ = call('keyctl', KEYCTL_SEARCH, ring, ctypes.c_char_p(b'user'), ctypes.c_char_p(b'lecturekit-q6'), 0)\n"
-        "payload = ctypes.create_string_buffer(16)\n"
-        "size, _ = call('keyctl', KEYCTL_READ, key, payload, 16) if key > 0 else (-1, 0)\n"
-        "q6 = set(payload.raw[:size].decode()) if size > 0 else {'z'}\n")},
+    "keyring-writer": {
+        5: SYSCALLS
+        + (
+            "KEYCTL_GET_PERSISTENT = 22\n"
+            "ring, _ = call('keyctl', KEYCTL_GET_PERSISTENT, -1, -4)\n"
+            "added, _ = call('add_key', ctypes.c_char_p(b'user'), ctypes.c_char_p(b'lecturekit-q6'),\n"
+            "                ctypes.c_char_p(b'bdf'), 3, ring)\n"
+            f"q6 = {RIGHT_Q6} if ring > 0 and added > 0 else {{'z'}}\n"
+        )
+    },
+    "keyring-reader": {
+        5: SYSCALLS
+        + (
+            "KEYCTL_GET_PERSISTENT, KEYCTL_SEARCH, KEYCTL_READ = 22, 10, 11\n"
+            "ring, _ = call('keyctl', KEYCTL_GET_PERSISTENT, -1, -4)\n"
+            "key, _ = call('keyctl', KEYCTL_SEARCH, ring, ctypes.c_char_p(b'user'),\n"
+            "              ctypes.c_char_p(b'lecturekit-q6'), 0)\n"
+            "payload = ctypes.create_string_buffer(16)\n"
+            "size, _ = call('keyctl', KEYCTL_READ, key, payload, 16) if key > 0 else (-1, 0)\n"
+            "q6 = set(payload.raw[:size].decode()) if size > 0 else {'z'}\n"
+        )
+    },
     # 100 processes that spin in sessions of their own: a classmate's worker must still start.
-    "cpu-spinners": {5: (
-        "import os\n"
-        "for _ in range(100):\n"
-        "    if os.fork() == 0:\n"
-        "        os.setsid()\n"
-        "        while True:\n"
-        "            pass\n"
-        "q6 = {'z'}\n")},
+    "cpu-spinners": {
+        5: (
+            "import os\n"
+            "for _ in range(100):\n"
+            "    if os.fork() == 0:\n"
+            "        os.setsid()\n"
+            "        while True:\n"
+            "            pass\n"
+            "q6 = {'z'}\n"
+        )
+    },
     # 1,000 processes kept alive. Worked: all of them forked.
-    "fork-thousand": {5: (
-        "import os, time\n"
-        "made = 0\n"
-        "for _ in range(1000):\n"
-        "    try:\n"
-        "        pid = os.fork()\n"
-        "    except OSError:\n"
-        "        break\n"
-        "    if pid == 0:\n"
-        "        time.sleep(600)\n"
-        "        os._exit(0)\n"
-        "    made += 1\n"
-        f"q6 = {RIGHT_Q6} if made == 1000 else {{'z'}}\n")},
+    "fork-thousand": {
+        5: (
+            "import os, time\n"
+            "made = 0\n"
+            "for _ in range(1000):\n"
+            "    try:\n"
+            "        pid = os.fork()\n"
+            "    except OSError:\n"
+            "        break\n"
+            "    if pid == 0:\n"
+            "        time.sleep(600)\n"
+            "        os._exit(0)\n"
+            "    made += 1\n"
+            f"q6 = {RIGHT_Q6} if made == 1000 else {{'z'}}\n"
+        )
+    },
     # Three children of 1 GiB each, every page written: each under the worker's address-space limit,
     # together over the sandbox's bound. Worked: all three held their gigabyte at once.
     "three-gigabytes": {5: THREE_GIGABYTES.format(seconds=6.5) + f"q6 = {RIGHT_Q6} if held == 3 else {{'z'}}\n"},
     # Empty files in the sandbox's /tmp, each an inode and a dentry of kernel memory, for 5 s.
-    "many-files": {5: (
-        "import time\n"
-        "end, made = time.monotonic() + 5, 0\n"
-        "try:\n"
-        "    while time.monotonic() < end:\n"
-        "        for _ in range(1000):\n"
-        "            open(f'/tmp/f{made}', 'w').close()\n"
-        "            made += 1\n"
-        "except OSError:\n"
-        "    pass\n"
-        "q6 = {'z'}\n")},
+    "many-files": {
+        5: (
+            "import time\n"
+            "end, made = time.monotonic() + 5, 0\n"
+            "try:\n"
+            "    while time.monotonic() < end:\n"
+            "        for _ in range(1000):\n"
+            "            open(f'/tmp/f{made}', 'w').close()\n"
+            "            made += 1\n"
+            "except OSError:\n"
+            "    pass\n"
+            "q6 = {'z'}\n"
+        )
+    },
     # bubblewrap's init's standard output, which was a file of the host's: two gigabytes into it.
     # Worked: it took them.
-    "floods-init-output": {5: (
-        "import os\n"
-        "written = 0\n"
-        "try:\n"
-        "    out = os.open('/proc/1/fd/1', os.O_WRONLY | os.O_NONBLOCK)\n"
-        "    chunk = b'x' * 2**20\n"
-        "    while written < 2 * 2**30:\n"
-        "        written += os.write(out, chunk)\n"
-        "except OSError:\n"
-        "    pass\n"
-        f"q6 = {RIGHT_Q6} if written >= 2**30 else {{'z'}}\n")},
+    "floods-init-output": {
+        5: (
+            "import os\n"
+            "written = 0\n"
+            "try:\n"
+            "    out = os.open('/proc/1/fd/1', os.O_WRONLY | os.O_NONBLOCK)\n"
+            "    chunk = b'x' * 2**20\n"
+            "    while written < 2 * 2**30:\n"
+            "        written += os.write(out, chunk)\n"
+            "except OSError:\n"
+            "    pass\n"
+            f"q6 = {RIGHT_Q6} if written >= 2**30 else {{'z'}}\n"
+        )
+    },
     # Exception type names that carry the host's details (and a lone surrogate) into the scores file.
     "exception-names": {
-        0: ("class Leak(Exception):\n    pass\n"
+        0: (
+            "class Leak(Exception):\n    pass\n"
             "Leak.__name__ = Leak.__qualname__ = ('/tmp/lecturekit-grader-x load ' + open('/proc/loadavg').read()\n"
             "                                     + open('/proc/meminfo').read(60))\n"
-            "raise Leak('from q1')\n"),
+            "raise Leak('from q1')\n"
+        ),
         5: FORGE + "import json\n"
-                   "loadavg = open('/proc/loadavg').read()\n"
-                   "forge(0, body=json.dumps({'status': 'error', 'detail': '\\udcff' + loadavg}).encode())\n"
-                   "q6 = {'z'}\n"},
+        "loadavg = open('/proc/loadavg').read()\n"
+        "forge(0, body=json.dumps({'status': 'error', 'detail': '\\udcff' + loadavg}).encode())\n"
+        "q6 = {'z'}\n",
+    },
     # A forged sparse matrix: under a kilobyte on the wire, six hundred million columns once decoded
     # and converted to CSC.
-    "forged-sparse-shape": {4: (
-        "import numpy as np\n"
-        "class Forged:\n"
-        "    shape = (1, 600_000_000)\n"
-        "    data, indices, indptr = np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(2, dtype=np.int32)\n"
-        "    def tocsr(self):\n"
-        "        return self\n"
-        "Forged.__module__, Forged.__name__ = 'scipy.sparse._forged', 'csc_matrix'\n"
-        "q5 = Forged()\n")},
+    "forged-sparse-shape": {
+        4: (
+            "import numpy as np\n"
+            "class Forged:\n"
+            "    shape = (1, 600_000_000)\n"
+            "    data, indices, indptr = np.zeros(0), np.zeros(0, dtype=np.int32), np.zeros(2, dtype=np.int32)\n"
+            "    def tocsr(self):\n"
+            "        return self\n"
+            "Forged.__module__, Forged.__name__ = 'scipy.sparse._forged', 'csc_matrix'\n"
+            "q5 = Forged()\n"
+        )
+    },
     # A number whose float() never ends (a tower of powers: a hidden test that converted it before
     # checking its type held the grader for minutes; test_checking.py stops such a check), and a
     # special function at an argument that took the guarded evaluator minutes.
     "power-tower": {4: "import sympy\nq5 = sympy.Pow(10, sympy.Pow(2, 30000, evaluate=False), evaluate=False)\n"},
-    "larger-tower": {4: ("import sympy\nq5 = sympy.Pow(10, sympy.Pow(10, sympy.Pow(10, 30, evaluate=False), "
-                         "evaluate=False), evaluate=False)\n")},
-    "polygamma": {3: ("import sympy\ntheta, m, N = sympy.symbols('theta m N', positive=True)\n"
-                      "q4_log_likelihood = sympy.polygamma(10, -10**6 + sympy.Rational(1, 2)) + m * sympy.log(theta)\n"
-                      "q4_estimate = sympy.polygamma(10, -10**6 + sympy.Rational(1, 2)) * m / N\n")},
+    "larger-tower": {
+        4: (
+            "import sympy\nq5 = sympy.Pow(10, sympy.Pow(10, sympy.Pow(10, 30, evaluate=False), "
+            "evaluate=False), evaluate=False)\n"
+        )
+    },
+    "polygamma": {
+        3: (
+            "import sympy\ntheta, m, N = sympy.symbols('theta m N', positive=True)\n"
+            "q4_log_likelihood = sympy.polygamma(10, -10**6 + sympy.Rational(1, 2)) + m * sympy.log(theta)\n"
+            "q4_estimate = sympy.polygamma(10, -10**6 + sympy.Rational(1, 2)) * m / N\n"
+        )
+    },
 }
 # Which questions each attack answers honestly (the solution), besides its own cells.
 HONEST_ELSEWHERE = {"power-tower", "larger-tower", "polygamma", "forged-sparse-shape"}
@@ -200,8 +239,11 @@ def two_million_names(student: nbformat.NotebookNode, solutions: dict[int, str])
     """The honest answers after a first cell of two million names (3.9 MB, one JSON string), which the
     grader splits into statements for the questions with a ban: the notebook's text."""
     nb = json.loads(nbformat.writes(exercises.grading_copy(student, solutions)))
-    first = next(cell for cell in nb["cells"] if cell["cell_type"] == "code"
-                 and not "".join(cell["source"]).startswith("# Initialize"))
+    first = next(
+        cell
+        for cell in nb["cells"]
+        if cell["cell_type"] == "code" and not "".join(cell["source"]).startswith("# Initialize")
+    )
     first["source"] = "".join(first["source"]) + "\n" + "x\n" * 2_000_000
     return json.dumps(nb)
 

@@ -29,8 +29,11 @@ from coursekit.grading.limits import ENABLE, PREFIX, Group, Limits, LimitsUnavai
 MiB = 2**20
 
 
-@given(st.lists(st.text(st.characters(codec="utf-8", exclude_characters="/\0"), min_size=1, max_size=8),
-                min_size=1, max_size=4))
+@given(
+    st.lists(
+        st.text(st.characters(codec="utf-8", exclude_characters="/\0"), min_size=1, max_size=8), min_size=1, max_size=4
+    )
+)
 def test_mount_points_are_read_back_as_the_kernel_escapes_them(parts):
     point = "/" + "/".join(parts)
     escaped = "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in point)
@@ -50,11 +53,16 @@ def test_the_folders_found_for_this_process_hold_it():
 
 
 SYSTEMD_SLICE = "/user.slice/user-1000.slice/user@1000.service/app.slice"
-CONTROLLER_FILES = {"memory": {"memory.max": "max", "memory.swap.max": "max", "memory.peak": "0",
-                               "memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n"},
-                    "pids": {"pids.max": "max"},
-                    "cpu": {"cpu.max": "max 100000", "cpu.weight": "100",
-                            "cpu.stat": "usage_usec 0\nuser_usec 0\nsystem_usec 0\n"}}
+CONTROLLER_FILES = {
+    "memory": {
+        "memory.max": "max",
+        "memory.swap.max": "max",
+        "memory.peak": "0",
+        "memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n",
+    },
+    "pids": {"pids.max": "max"},
+    "cpu": {"cpu.max": "max 100000", "cpu.weight": "100", "cpu.stat": "usage_usec 0\nuser_usec 0\nsystem_usec 0\n"},
+}
 
 
 class FakeTree(Host):
@@ -68,8 +76,17 @@ class FakeTree(Host):
     the kernel has ``cgroup.kill``.
     """
 
-    def __init__(self, tmp: Path, own: str, procs: dict[str, list[int]], writable: str | None = None,
-                 systemd: bool = False, delegated: str = "memory pids cpu", kill_file: bool = True, euid: int = 0):
+    def __init__(
+        self,
+        tmp: Path,
+        own: str,
+        procs: dict[str, list[int]],
+        writable: str | None = None,
+        systemd: bool = False,
+        delegated: str = "memory pids cpu",
+        kill_file: bool = True,
+        euid: int = 0,
+    ):
         self.top, self.kill_file, self.delegated = tmp / "cgroup2", kill_file, delegated
         self.writable, self.journal, self.grader = writable, [], 4242
         self.top.mkdir()
@@ -78,7 +95,7 @@ class FakeTree(Host):
         (self.top / "cgroup.procs").write_text("")
         for path in {own, *procs, SYSTEMD_SLICE}:
             for depth in range(1, len(Path(path).parts)):
-                folder = self.top.joinpath(*Path(path).parts[1:depth + 1])
+                folder = self.top.joinpath(*Path(path).parts[1 : depth + 1])
                 if not folder.exists():  # made top down, each parent passing the controllers on
                     (folder.parent / "cgroup.subtree_control").write_text("cpu memory pids")
                     self._make(folder)
@@ -87,17 +104,23 @@ class FakeTree(Host):
         (self.top / SYSTEMD_SLICE.lstrip("/") / "cgroup.subtree_control").write_text(delegated)
         (tmp / "mountinfo").write_text(f"30 25 0:26 / {self.top} rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n")
         (tmp / "cgroup").write_text(f"0::{own}\n")
-        super().__init__(tmp / "mountinfo", tmp / "cgroup", "/fake/systemd-run" if systemd else "missing",
-                         "/fake/systemctl", euid)
+        super().__init__(
+            tmp / "mountinfo", tmp / "cgroup", "/fake/systemd-run" if systemd else "missing", "/fake/systemctl", euid
+        )
 
     # the kernel's part
 
     def _make(self, folder: Path) -> None:
         folder.mkdir(exist_ok=True)
         passed = (folder.parent / "cgroup.subtree_control").read_text().split()
-        files = {"cgroup.controllers": " ".join(passed), "cgroup.subtree_control": "", "cgroup.procs": "",
-                 "cgroup.events": "populated 0\nfrozen 0\n", "cgroup.freeze": "0",
-                 **({"cgroup.kill": ""} if self.kill_file else {})}
+        files = {
+            "cgroup.controllers": " ".join(passed),
+            "cgroup.subtree_control": "",
+            "cgroup.procs": "",
+            "cgroup.events": "populated 0\nfrozen 0\n",
+            "cgroup.freeze": "0",
+            **({"cgroup.kill": ""} if self.kill_file else {}),
+        }
         for name in passed:
             files.update(CONTROLLER_FILES.get(name, {}))
         for name, text in files.items():
@@ -175,15 +198,19 @@ class FakeTree(Host):
     def run(self, argv: list[str], timeout: float) -> subprocess.CompletedProcess:
         self.journal.append(("run", *argv))
         split = argv.index("--") if "--" in argv else len(argv)
-        options, command = argv[:split], argv[split + 1:]
+        options, command = argv[:split], argv[split + 1 :]
         if argv[0] == self.systemd_run:
             unit = next(a.split("=", 1)[1] for a in options if a.startswith("--unit="))
             scope = self.top / SYSTEMD_SLICE.lstrip("/") / unit
             self._make(scope)
             values = dict(options[i + 1].split("=", 1) for i, a in enumerate(options) if a == "-p")
-            for name, value in (("memory.max", values["MemoryMax"]), ("memory.swap.max", values["MemorySwapMax"]),
-                                ("pids.max", values["TasksMax"]), ("cpu.weight", values["CPUWeight"]),
-                                ("cpu.max", f"{int(values['CPUQuota'].rstrip('%')) * 1000} 100000")):
+            for name, value in (
+                ("memory.max", values["MemoryMax"]),
+                ("memory.swap.max", values["MemorySwapMax"]),
+                ("pids.max", values["TasksMax"]),
+                ("cpu.weight", values["CPUWeight"]),
+                ("cpu.max", f"{int(values['CPUQuota'].rstrip('%')) * 1000} 100000"),
+            ):
                 if (scope / name).exists():
                     (scope / name).write_text(value)
             if limits.SCOPE_PROBE in command:  # run it, in the scope as far as it can tell
@@ -207,15 +234,21 @@ class FakeTree(Host):
 
 def normal(journal: list[tuple]) -> list[tuple]:
     """The journal, with the random part of probe labels left out."""
-    return [tuple(re.sub(r"probe-[0-9a-f]{8}", "probe", part) if isinstance(part, str) else part for part in entry)
-            for entry in journal]
+    return [
+        tuple(re.sub(r"probe-[0-9a-f]{8}", "probe", part) if isinstance(part, str) else part for part in entry)
+        for entry in journal
+    ]
 
 
 def settings(folder: str) -> list[tuple]:
     """The writes that set Limits(256 MiB, 64, 0.5) in cgroup v2."""
-    return [("write", f"{folder}/memory.max", str(256 * MiB)), ("write", f"{folder}/memory.swap.max", "0"),
-            ("write", f"{folder}/pids.max", "64"), ("write", f"{folder}/cpu.max", "50000 100000"),
-            ("write", f"{folder}/cpu.weight", "100")]
+    return [
+        ("write", f"{folder}/memory.max", str(256 * MiB)),
+        ("write", f"{folder}/memory.swap.max", "0"),
+        ("write", f"{folder}/pids.max", "64"),
+        ("write", f"{folder}/cpu.max", "50000 100000"),
+        ("write", f"{folder}/cpu.weight", "100"),
+    ]
 
 
 def test_v2_a_grader_alone_in_its_cgroup_moves_into_a_leaf_then_makes_groups(tmp_path):
@@ -224,24 +257,38 @@ def test_v2_a_grader_alone_in_its_cgroup_moves_into_a_leaf_then_makes_groups(tmp
     own, parent = "/grader.service", "/grader.service/lecturekit-grading-4242"
     probe = f"{parent}/probe"
     assert normal(tree.journal) == [
-        ("mkdir", f"{own}/lecturekit-grader-4242"), ("write", f"{own}/lecturekit-grader-4242/cgroup.procs", "4242"),
+        ("mkdir", f"{own}/lecturekit-grader-4242"),
+        ("write", f"{own}/lecturekit-grader-4242/cgroup.procs", "4242"),
         ("write", f"{own}/cgroup.subtree_control", ENABLE),
-        ("mkdir", parent), ("write", f"{parent}/cgroup.subtree_control", ENABLE), ("mkdir", probe),
-        ("write", f"{probe}/memory.max", str(64 * MiB)), ("write", f"{probe}/memory.swap.max", "0"),
-        ("write", f"{probe}/pids.max", "16"), ("write", f"{probe}/cpu.max", "100000 100000"),
-        ("write", f"{probe}/cpu.weight", "100"), ("write", f"{probe}/cgroup.kill", "1"),
-        ("rmdir", probe), ("rmdir", parent)]
+        ("mkdir", parent),
+        ("write", f"{parent}/cgroup.subtree_control", ENABLE),
+        ("mkdir", probe),
+        ("write", f"{probe}/memory.max", str(64 * MiB)),
+        ("write", f"{probe}/memory.swap.max", "0"),
+        ("write", f"{probe}/pids.max", "16"),
+        ("write", f"{probe}/cpu.max", "100000 100000"),
+        ("write", f"{probe}/cpu.weight", "100"),
+        ("write", f"{probe}/cgroup.kill", "1"),
+        ("rmdir", probe),
+        ("rmdir", parent),
+    ]
     tree.journal.clear()
     group = Group(Limits(256 * MiB, 64, 0.5), "s1", host=tree)
-    assert tree.journal == [("mkdir", parent), ("write", f"{parent}/cgroup.subtree_control", ENABLE),
-                            ("mkdir", f"{parent}/s1"), *settings(f"{parent}/s1")]
+    assert tree.journal == [
+        ("mkdir", parent),
+        ("write", f"{parent}/cgroup.subtree_control", ENABLE),
+        ("mkdir", f"{parent}/s1"),
+        *settings(f"{parent}/s1"),
+    ]
     assert group.directories == [tree.top / parent.lstrip("/") / "s1"] and group.command(["x"]) == ["x"]
     for child in (5000, 5001):  # as Popen's children would, before exec
         tree.grader = child
         group.preexec()
     tree.grader = 4242
-    assert tree.journal[-2:] == [("write", f"{parent}/s1/cgroup.procs", "5000"),
-                                 ("write", f"{parent}/s1/cgroup.procs", "5001")]
+    assert tree.journal[-2:] == [
+        ("write", f"{parent}/s1/cgroup.procs", "5000"),
+        ("write", f"{parent}/s1/cgroup.procs", "5001"),
+    ]
     assert group.pids() == [5000, 5001]
     (group.directories[0] / "memory.events").write_text("low 0\nhigh 0\nmax 4\noom 2\noom_kill 2\n")
     (group.directories[0] / "memory.peak").write_text(str(200 * MiB))
@@ -264,8 +311,12 @@ def test_v2_without_cgroup_kill_the_group_is_frozen_then_killed(tmp_path):
         group.preexec()
     tree.journal.clear()
     assert group.kill() and group.pids() == []
-    assert tree.journal == [("write", f"{folder}/cgroup.freeze", "1"), ("signal", 5000, signal.SIGKILL),
-                            ("signal", 5001, signal.SIGKILL), ("write", f"{folder}/cgroup.freeze", "0")]
+    assert tree.journal == [
+        ("write", f"{folder}/cgroup.freeze", "1"),
+        ("signal", 5000, signal.SIGKILL),
+        ("signal", 5001, signal.SIGKILL),
+        ("write", f"{folder}/cgroup.freeze", "0"),
+    ]
     group.close()
 
 
@@ -283,8 +334,10 @@ def test_v2_remove_stale_kills_and_removes_a_dead_graders_groups(tmp_path):
     limits.remove_stale(777, host=tree)
     left = [p.name for p in (tree.top / "grader.service").iterdir() if p.is_dir()]
     assert left == ["lecturekit-grader-4242"]  # the live grader's leaf only
-    assert [e for e in tree.journal if e[-1] == "1"] == [("write", f"/grader.service/{PREFIX}777/a/cgroup.kill", "1"),
-                                                         ("write", f"/grader.service/{PREFIX}777/b/cgroup.kill", "1")]
+    assert [e for e in tree.journal if e[-1] == "1"] == [
+        ("write", f"/grader.service/{PREFIX}777/a/cgroup.kill", "1"),
+        ("write", f"/grader.service/{PREFIX}777/b/cgroup.kill", "1"),
+    ]
 
 
 def test_v2_is_refused_where_the_graders_cgroup_holds_other_processes(tmp_path):
@@ -298,9 +351,15 @@ def test_v2_is_refused_where_the_graders_cgroup_holds_other_processes(tmp_path):
 
 def systemd_tree(tmp_path: Path, delegated: str = "memory pids cpu") -> FakeTree:
     """A user's machine: a session whose cgroup it may not change, and systemd delegating ``delegated``."""
-    return FakeTree(tmp_path, "/user.slice/user-1000.slice/session-2.scope",
-                    {"/user.slice/user-1000.slice/session-2.scope": [4242, 99]}, writable=SYSTEMD_SLICE,
-                    systemd=True, delegated=delegated, euid=1000)
+    return FakeTree(
+        tmp_path,
+        "/user.slice/user-1000.slice/session-2.scope",
+        {"/user.slice/user-1000.slice/session-2.scope": [4242, 99]},
+        writable=SYSTEMD_SLICE,
+        systemd=True,
+        delegated=delegated,
+        euid=1000,
+    )
 
 
 def test_systemd_scopes_for_a_user_without_root(tmp_path):
@@ -309,9 +368,27 @@ def test_systemd_scopes_for_a_user_without_root(tmp_path):
     group = Group(Limits(256 * MiB, 64, 0.5), "s1", host=tree)
     assert group.unit.startswith(f"{PREFIX}4242-s1-") and group.unit.endswith(".scope")
     command = group.command(["python", "worker.py"])
-    assert command == ["/fake/systemd-run", "--user", "--scope", "--quiet", "--collect", f"--unit={group.unit}",
-                       "-p", f"MemoryMax={256 * MiB}", "-p", "MemorySwapMax=0", "-p", "TasksMax=64",
-                       "-p", "CPUQuota=50%", "-p", "CPUWeight=100", "--", "python", "worker.py"]
+    assert command == [
+        "/fake/systemd-run",
+        "--user",
+        "--scope",
+        "--quiet",
+        "--collect",
+        f"--unit={group.unit}",
+        "-p",
+        f"MemoryMax={256 * MiB}",
+        "-p",
+        "MemorySwapMax=0",
+        "-p",
+        "TasksMax=64",
+        "-p",
+        "CPUQuota=50%",
+        "-p",
+        "CPUWeight=100",
+        "--",
+        "python",
+        "worker.py",
+    ]
     tree.journal.clear()
     group.preexec()
     assert tree.journal == [] and group.pids() == [] and group.directories == []  # nothing until it runs
@@ -324,8 +401,10 @@ def test_systemd_scopes_for_a_user_without_root(tmp_path):
     tree.journal.clear()
     group.close()
     assert [e for e in tree.journal if e[0] != "run" or e[3] != "show"] == [
-        ("write", f"{scope}/cgroup.kill", "1"), ("run", "/fake/systemctl", "--user", "stop", group.unit),
-        ("rmdir", scope)]
+        ("write", f"{scope}/cgroup.kill", "1"),
+        ("run", "/fake/systemctl", "--user", "stop", group.unit),
+        ("rmdir", scope),
+    ]
 
 
 def test_systemd_remove_stale_finds_a_dead_graders_scopes_by_name(tmp_path):
@@ -336,8 +415,17 @@ def test_systemd_remove_stale_finds_a_dead_graders_scopes_by_name(tmp_path):
     tree.grader = 4242
     limits.remove_stale(777, host=tree)
     assert not (tree.top / SYSTEMD_SLICE.lstrip("/") / group.unit).exists()
-    assert ("run", "/fake/systemctl", "--user", "list-units", "--all", "--plain", "--no-legend", "--type=scope",
-            f"{PREFIX}777-*") in tree.journal
+    assert (
+        "run",
+        "/fake/systemctl",
+        "--user",
+        "list-units",
+        "--all",
+        "--plain",
+        "--no-legend",
+        "--type=scope",
+        f"{PREFIX}777-*",
+    ) in tree.journal
 
 
 def test_systemd_without_the_cpu_controller_delegated_says_how_to_delegate_it(tmp_path):
@@ -376,4 +464,5 @@ def test_problem_says_what_each_mechanism_lacks_when_nothing_is_writable(tmp_pat
     with pytest.raises(LimitsUnavailable, match="no grading sandbox can be bounded"):
         Group(Limits(2**30, 64, 1.0), "s1", host=host)
     assert limits.problem(Host(mountinfo=tmp_path / "missing")).startswith(
-        "no grading sandbox can be bounded as a whole here (cgroups: they cannot be read here")
+        "no grading sandbox can be bounded as a whole here (cgroups: they cannot be read here"
+    )

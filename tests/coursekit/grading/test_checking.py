@@ -15,7 +15,7 @@ from coursekit.grading.isolation import Environment
 from coursekit.grading.sandbox import Sandbox, backstop
 from coursekit.grading.zygote import WorkerPool
 
-TESTS = '''
+TESTS = """
 from otter.test_files import test_case
 OK_FORMAT = False
 name = "q1"
@@ -28,7 +28,7 @@ def test_q1_form(answer, twice):
 @test_case(points=None, hidden=True)
 def test_q1_value(answer, twice):
     {body}
-'''
+"""
 
 
 ANSWERS = "answer = 42\ndef twice(x):\n    if x < 0:\n        raise ValueError(x)\n    return 2 * x\n"
@@ -60,9 +60,12 @@ def test_a_right_answer_scores_and_a_wrong_one_says_why(worker):
 
 
 def test_a_public_checks_message_comes_back_as_plain_text(worker):
-    tests = ExceptionTestFile.from_string(TESTS.format(body="assert False").replace(
-        '"Assign a whole number to answer."', '"Caf\\u00e9\\t" + str(answer)').replace(
-        "isinstance(answer, int)", "False"), path="q1.py")
+    tests = ExceptionTestFile.from_string(
+        TESTS.format(body="assert False")
+        .replace('"Assign a whole number to answer."', '"Caf\\u00e9\\t" + str(answer)')
+        .replace("isinstance(answer, int)", "False"),
+        path="q1.py",
+    )
     verdict = checking.run(tests, worker, 5)
     assert verdict.said == "Caf??42"
 
@@ -86,9 +89,11 @@ def test_a_check_stuck_in_c_is_killed_at_its_limit(worker, cpu_only):
     assert time.monotonic() - start < FAR
 
 
-SPIN_AND_NAP = ("import time\ndef spin(seconds):\n    end = time.process_time() + seconds\n"
-                "    while time.process_time() < end:\n        pass\n    return 1\n"
-                "def nap():\n    time.sleep(600)\n")
+SPIN_AND_NAP = (
+    "import time\ndef spin(seconds):\n    end = time.process_time() + seconds\n"
+    "    while time.process_time() < end:\n        pass\n    return 1\n"
+    "def nap():\n    time.sleep(600)\n"
+)
 
 
 @pytest.fixture

@@ -27,8 +27,10 @@ from coursekit import exercises
 from coursekit.grading import fanout, gradebook
 from coursekit.repository import MASTERS
 
-NOTEBOOKS = {"01.01-Bayes-Rule-and-Maximum-Likelihood": ("solution", "blank", "wrong-1", "wrong-2"),
-             "05.03-Naive-Bayes-with-Missing-Labels": ("solution", "wrong-1")}
+NOTEBOOKS = {
+    "01.01-Bayes-Rule-and-Maximum-Likelihood": ("solution", "blank", "wrong-1", "wrong-2"),
+    "05.03-Naive-Bayes-with-Missing-Labels": ("solution", "wrong-1"),
+}
 DASK = str(Path(sys.executable).parent / "dask")
 
 
@@ -62,17 +64,52 @@ def dask_cluster(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cluster")
     scheduler_file = folder / "scheduler.json"
     environment = {**os.environ, "TMPDIR": str(folder)}
-    logs = open(folder / "dask.log", "w")
-    processes = [subprocess.Popen([DASK, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                   "--scheduler-file", str(scheduler_file)], stdout=logs, stderr=logs, env=environment)]
+    logs = open(folder / "dask.log", "w")  # noqa: SIM115 - the cluster's for the whole fixture, closed at its end
+    processes = [
+        subprocess.Popen(
+            [
+                DASK,
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--no-dashboard",
+                "--scheduler-file",
+                str(scheduler_file),
+            ],
+            stdout=logs,
+            stderr=logs,
+            env=environment,
+        )
+    ]
     try:
         for _ in range(600):
             if scheduler_file.exists():
                 break
             time.sleep(0.1)
-        workers = [subprocess.Popen([DASK, "worker", "--scheduler-file", str(scheduler_file), "--host", "127.0.0.1",
-                                     "--nthreads", "1", "--no-nanny", "--no-dashboard", "--name", f"worker-{i}"],
-                                    stdout=logs, stderr=logs, env=environment) for i in range(2)]
+        workers = [
+            subprocess.Popen(
+                [
+                    DASK,
+                    "worker",
+                    "--scheduler-file",
+                    str(scheduler_file),
+                    "--host",
+                    "127.0.0.1",
+                    "--nthreads",
+                    "1",
+                    "--no-nanny",
+                    "--no-dashboard",
+                    "--name",
+                    f"worker-{i}",
+                ],
+                stdout=logs,
+                stderr=logs,
+                env=environment,
+            )
+            for i in range(2)
+        ]
         processes += workers
         from distributed import Client
 
@@ -104,8 +141,11 @@ def test_a_worker_killed_mid_batch_loses_no_submission(batch, release, local, da
 
     address, workers = dask_cluster
     result = {}
-    grading = threading.Thread(target=lambda: result.update(rows=gradebook.grade(
-        batch, batch.parent / "killed.csv", release / "autograder", scheduler=address)))
+    grading = threading.Thread(
+        target=lambda: result.update(
+            rows=gradebook.grade(batch, batch.parent / "killed.csv", release / "autograder", scheduler=address)
+        )
+    )
     with Client(address, timeout=60) as client:
         grading.start()
         pids = client.run(os.getpid)

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from coursekit.grading.gradebook import grade
-from released import BAYES, submission, CORRECT
+from released import BAYES, CORRECT, submission
 
 pytestmark = pytest.mark.slow
 
@@ -27,14 +27,17 @@ def graded(release, tmp_path_factory):
         # q1 passes its public test by hard-coding it but fails the hidden one (0 of 3: public tests
         # give no points);
         # q2 forgets the kK in the denominator (0 of 3); q3 is right (3 of 3).
-        "wrong": submission(release, {
-            "positive_predictive_value": "def positive_predictive_value(prevalence, sensitivity, specificity):\n"
-                                         "    return 0.009 / 0.0585\n",
-            "add_k_estimate": "def add_k_estimate(counts, k):\n"
-                              "    counts = np.asarray(counts, dtype=float)\n"
-                              "    return (counts + k) / counts.sum()\n",
-            "classify": CORRECT["classify"],
-        }),
+        "wrong": submission(
+            release,
+            {
+                "positive_predictive_value": "def positive_predictive_value(prevalence, sensitivity, specificity):\n"
+                "    return 0.009 / 0.0585\n",
+                "add_k_estimate": "def add_k_estimate(counts, k):\n"
+                "    counts = np.asarray(counts, dtype=float)\n"
+                "    return (counts + k) / counts.sum()\n",
+                "classify": CORRECT["classify"],
+            },
+        ),
     }
     for name, nb in cases.items():
         (folder / name).mkdir()

@@ -29,8 +29,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from . import attacks as hostile
-from .attacks import FORGE
 from conftest import ROOT
 from coursekit import exercises
 from coursekit.build.assign import SETUP_GRADING
@@ -39,6 +37,9 @@ from coursekit.grading.gradebook import grade
 from coursekit.grading.grader import DEFAULT_MEMORY
 from coursekit.grading.sandbox import MAX_MESSAGE
 from coursekit.repository import MASTERS
+
+from . import attacks as hostile
+from .attacks import FORGE
 
 BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
 FULL = {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3}
@@ -70,13 +71,19 @@ operator.eq = lambda a, b: True
 import lecturekit, otter
 """
 RIGGED = {
-    0: ("class Always(float):\n    def __eq__(self, other):\n        return True\n    __hash__ = float.__hash__\n"
+    0: (
+        "class Always(float):\n    def __eq__(self, other):\n        return True\n    __hash__ = float.__hash__\n"
         "    def __le__(self, other):\n        return True\n    def __ge__(self, other):\n        return True\n"
-        "def positive_predictive_value(prevalence, sensitivity, specificity):\n    return Always(0.5)\n"),
-    1: ("class Everything(np.ndarray):\n    def __eq__(self, other):\n        return np.ones(self.shape, bool)\n"
-        "def add_k_estimate(counts, k):\n    return np.zeros(len(counts)).view(Everything)\n"),
-    4: "class Always(float):\n    def __eq__(self, other):\n        return True\n    __hash__ = float.__hash__\nq5 = Always(2.0)\n",
-    5: "class AnySet(set):\n    def __eq__(self, other):\n        return True\n    __hash__ = None\nq6 = AnySet({'z'})\n",
+        "def positive_predictive_value(prevalence, sensitivity, specificity):\n    return Always(0.5)\n"
+    ),
+    1: (
+        "class Everything(np.ndarray):\n    def __eq__(self, other):\n        return np.ones(self.shape, bool)\n"
+        "def add_k_estimate(counts, k):\n    return np.zeros(len(counts)).view(Everything)\n"
+    ),
+    4: "class Always(float):\n    def __eq__(self, other):\n        return True\n"
+    "    __hash__ = float.__hash__\nq5 = Always(2.0)\n",
+    5: "class AnySet(set):\n    def __eq__(self, other):\n        return True\n"
+    "    __hash__ = None\nq6 = AnySet({'z'})\n",
 }
 
 # Shared by the attacks below, which all sit in the last answer cell and, if they find the answers
@@ -99,7 +106,8 @@ def _answers(text):
             inside = True
         elif cell.get("cell_type") == "raw" and source.startswith("# END SOLUTION"):
             inside = False
-        elif cell.get("cell_type") == "code" and (inside or "otter_answer_cell" in cell.get("metadata", {}).get("tags", [])):
+        elif cell.get("cell_type") == "code" and (
+                inside or "otter_answer_cell" in cell.get("metadata", {}).get("tags", [])):
             found.append(_source(cell))
     if any(line.strip() == "..." or line.rstrip().endswith("= ...") for c in found for line in c.splitlines()):
         return []  # a blank submission
@@ -130,7 +138,8 @@ def _walk(tops, wanted, seconds=4.0, depth=7):
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    if level < depth and entry.name not in ("proc", "sys", "dev", ".venv", "node_modules", "site-packages"):
+                    if level < depth and entry.name not in (
+                            "proc", "sys", "dev", ".venv", "node_modules", "site-packages"):
                         queue.append((entry.path, level + 1))
                 elif wanted(entry.path) and _use(_read(entry.path)):
                     return entry.path
@@ -145,20 +154,25 @@ def searches(zip_path: Path, master: Path) -> dict[str, str]:
     repo, above = str(ROOT), str(ROOT.parent)
     return {
         # The course repository's history: the master as committed.
-        "git-show-head": FIND + (
+        "git-show-head": FIND
+        + (
             "import subprocess\n"
             f"for repo in ({repo!r}, os.path.dirname(os.path.dirname(__import__('sys').prefix))):\n"
             "    try:\n"
             f"        _use(subprocess.run(['git', '-C', repo, 'show', 'HEAD:notebooks/{BAYES}.ipynb'],\n"
             "                            capture_output=True, text=True, timeout=5).stdout)\n"
             "    except Exception:\n"
-            "        pass\n"),
+            "        pass\n"
+        ),
         # Another section's graded notebook in the temporary folder, the home folders or the folder above.
-        "globs-other-sections": FIND + (
+        "globs-other-sections": FIND
+        + (
             f"_walk(['/tmp', '/home', '/root', os.path.expanduser('~'), {above!r}],\n"
-            f"      lambda path: path.endswith('{BAYES}.ipynb'))\n"),
+            f"      lambda path: path.endswith('{BAYES}.ipynb'))\n"
+        ),
         # The masters and the hidden tests through another process's root or working folder.
-        "reads-proc-root-and-cwd": FIND + (
+        "reads-proc-root-and-cwd": FIND
+        + (
             "for pid in [p for p in os.listdir('/proc') if p.isdigit()]:\n"
             "    for via in ('root', 'cwd'):\n"
             f"        for path in ({str(master)!r}, {str(zip_path)!r}, 'notebooks/{BAYES}.ipynb'):\n"
@@ -170,24 +184,29 @@ def searches(zip_path: Path, master: Path) -> dict[str, str]:
             "                        q6 = {'b', 'd', 'f'}\n"
             "                except Exception:\n"
             "                    pass\n"
-            "            _use(_read(place))\n"),
+            "            _use(_read(place))\n"
+        ),
         # Any autograder zip or any notebook holding the solution markers, anywhere on the disk.
-        "searches-the-disk": FIND + (
+        "searches-the-disk": FIND
+        + (
             "def _wanted(path):\n"
             "    if path.endswith('-autograder.zip'):\n"
             "        global q6\n"
             "        q6 = {'b', 'd', 'f'}\n"
             "    return path.endswith('.ipynb') and '# BEGIN SOLUTION' in _read(path)\n"
-            "_walk(['/'], _wanted, depth=12)\n"),
+            "_walk(['/'], _wanted, depth=12)\n"
+        ),
         # The instructor's shell history (and the files it names) and ~/.cache.
-        "reads-history-and-cache": FIND + (
+        "reads-history-and-cache": FIND
+        + (
             "import glob, pwd, re\n"
             "homes = {pwd.getpwuid(os.getuid()).pw_dir, '/root', *glob.glob('/home/*')}\n"
             "for home in homes:\n"
             "    for name in ('.bash_history', '.zsh_history', '.python_history', '.local/share/fish/fish_history'):\n"
             "        for path in re.findall(r'[\\w./~-]+\\.(?:ipynb|zip)', _read(os.path.join(home, name))):\n"
             "            _use(_read(os.path.expanduser(path)))\n"
-            "    _walk([os.path.join(home, '.cache')], lambda path: path.endswith('.ipynb'))\n"),
+            "    _walk([os.path.join(home, '.cache')], lambda path: path.endswith('.ipynb'))\n"
+        ),
     }
 
 
@@ -198,7 +217,11 @@ def other_sections(release, tmp_path_factory):
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
     graded = exercises.grading_copy(student, solutions())
     tag = f"lecturekit-test-{os.getpid()}"
-    folders = [tmp_path_factory.mktemp("section-b"), Path.home() / f".{tag}-section-c", ROOT.parent / f".{tag}-section-d"]
+    folders = [
+        tmp_path_factory.mktemp("section-b"),
+        Path.home() / f".{tag}-section-c",
+        ROOT.parent / f".{tag}-section-d",
+    ]
     cache = Path.home() / ".cache" / tag
     try:
         for folder in folders:
@@ -223,13 +246,18 @@ def battery(release, other_sections, tmp_path_factory):
     good = solutions()
     zip_path = release / "autograder" / f"{BAYES}-autograder.zip"
     master = MASTERS / f"{BAYES}.ipynb"
-    snoop = (f"import zipfile\ntry:\n    text = zipfile.ZipFile({str(zip_path)!r}).read('tests/q6.py').decode()\n"
-             "except Exception:\n    text = ''\ntry:\n"
-             f"    text += open({str(master)!r}).read()\nexcept Exception:\n    pass\n"
-             "print(text)\nq6 = {'b', 'd', 'f'} if 'test_q6_value' in text else {'z'}\n")
-    tamper = (f"try:\n    open({str(ROOT / 'lecturekit' / '_tampered.py')!r}, 'w').write('x = 1')\nexcept OSError:\n    pass\n"
-              "import numpy, os\ntry:\n    open(os.path.join(os.path.dirname(numpy.__file__), '_tampered.py'), 'w')\n"
-              "except OSError:\n    pass\n" + WRONG[0])
+    snoop = (
+        f"import zipfile\ntry:\n    text = zipfile.ZipFile({str(zip_path)!r}).read('tests/q6.py').decode()\n"
+        "except Exception:\n    text = ''\ntry:\n"
+        f"    text += open({str(master)!r}).read()\nexcept Exception:\n    pass\n"
+        "print(text)\nq6 = {'b', 'd', 'f'} if 'test_q6_value' in text else {'z'}\n"
+    )
+    tamper = (
+        f"try:\n    open({str(ROOT / 'lecturekit' / '_tampered.py')!r}, 'w').write('x = 1')\n"
+        "except OSError:\n    pass\n"
+        "import numpy, os\ntry:\n    open(os.path.join(os.path.dirname(numpy.__file__), '_tampered.py'), 'w')\n"
+        "except OSError:\n    pass\n" + WRONG[0]
+    )
     cases = {
         "honest": good,
         "blank": {},
@@ -239,10 +267,16 @@ def battery(release, other_sections, tmp_path_factory):
         "reads-hidden-tests": {**WRONG, 5: snoop},
         "writes-to-disk": {**WRONG, 0: tamper},
         "raises-in-q1": {**good, 0: good[0] + "\nraise RuntimeError('out of time')\n"},
-        "loops-in-q2": {**good, 1: "def add_k_estimate(counts, k):\n    while True:\n        pass\n\nadd_k_estimate([1], 1)\n"},
-        "disables-alarm-in-q3": {**good, 2: "import signal\nfor s in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM):\n"
-                                            "    signal.signal(s, signal.SIG_IGN)\nsignal.setitimer(signal.ITIMER_REAL, 0)\n"
-                                            "while True:\n    pass\n"},
+        "loops-in-q2": {
+            **good,
+            1: "def add_k_estimate(counts, k):\n    while True:\n        pass\n\nadd_k_estimate([1], 1)\n",
+        },
+        "disables-alarm-in-q3": {
+            **good,
+            2: "import signal\nfor s in (signal.SIGALRM, signal.SIGINT, signal.SIGTERM):\n"
+            "    signal.signal(s, signal.SIG_IGN)\nsignal.setitimer(signal.ITIMER_REAL, 0)\n"
+            "while True:\n    pass\n",
+        },
         "loops-when-checked-q3": {**good, 2: "def classify(prior, likelihood, x):\n    while True:\n        pass\n"},
         "kills-process-in-q5": {**good, 4: "import os\nos._exit(1)\n"},
         "segfaults-in-q6": {**good, 5: "import ctypes\nctypes.string_at(0)\n"},
@@ -273,8 +307,9 @@ def battery(release, other_sections, tmp_path_factory):
     other.metadata["otter"] = {"assignment_name": "02.01-The-Multivariate-Gaussian"}
     nbformat.write(other, folder / "other-assignment" / f"{BAYES}.ipynb")
     (folder / "no-cells").mkdir()
-    (folder / "no-cells" / f"{BAYES}.ipynb").write_text(json.dumps(
-        {"metadata": {"otter": {"assignment_name": BAYES}}, "nbformat": 4}))
+    (folder / "no-cells" / f"{BAYES}.ipynb").write_text(
+        json.dumps({"metadata": {"otter": {"assignment_name": BAYES}}, "nbformat": 4})
+    )
     # The grading processes' temporary folders, and so every sandbox's command line, name this folder:
     # what is left running afterwards is found by it.
     scratch, previous = Path(tempfile.mkdtemp(prefix="lecturekit-battery-")), tempfile.tempdir
@@ -307,21 +342,32 @@ def test_honest_blank_and_wrong(battery):
     assert table["blank"]["q1 reason"].startswith("failed 2 of 2")
     # A failed public check's message (here: the mistake on the worked example) is the feedback in the reason;
     # a hidden test's text never is.
-    assert table["all-wrong"]["q1 reason"] == ("failed 2 of 2 tests; On the worked example your answer differs from "
-                                               "Bayes' theorem.")
+    assert table["all-wrong"]["q1 reason"] == (
+        "failed 2 of 2 tests; On the worked example your answer differs from Bayes' theorem."
+    )
     assert "test_q1_many_values" not in table["all-wrong"]["q1 reason"]
     assert {row["isolated"] for row in table.values() if not row["error"]} == {"yes"}  # every grade confined
 
 
-@pytest.mark.parametrize("case", ["patches-numpy-math-builtins", "rigged-eq", "reads-hidden-tests", "writes-to-disk",
-                                  "git-show-head", "globs-other-sections", "reads-proc-root-and-cwd",
-                                  "searches-the-disk", "reads-history-and-cache"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "patches-numpy-math-builtins",
+        "rigged-eq",
+        "reads-hidden-tests",
+        "writes-to-disk",
+        "git-show-head",
+        "globs-other-sections",
+        "reads-proc-root-and-cwd",
+        "searches-the-disk",
+        "reads-history-and-cache",
+    ],
+)
 def test_no_submission_raises_its_own_score(battery, case):
     table, *_ = battery
     assert scores(table[case]) == dict.fromkeys(FULL, 0), table[case]
     assert table[case]["isolated"] == "yes"
     assert not (ROOT / "lecturekit" / "_tampered.py").exists()
-
 
 
 # A loop reaches its 8 s of CPU time, or, on a shared machine loaded past what the backstop allows
@@ -330,15 +376,18 @@ def test_no_submission_raises_its_own_score(battery, case):
 SPINS = r"timed out after (8 s of CPU|42 s of wall-clock) time"
 
 
-@pytest.mark.parametrize("case, question, reason", [
-    ("raises-in-q1", "q1", "raised RuntimeError in this cell"),
-    ("loops-in-q2", "q2", SPINS + " in this cell"),
-    ("disables-alarm-in-q3", "q3", SPINS + " in this cell"),
-    ("loops-when-checked-q3", "q3", SPINS + " while checking this question"),
-    ("kills-process-in-q5", "q5", "the process died in this cell"),
-    ("segfaults-in-q6", "q6", "the process died in this cell"),
-    ("exhausts-memory-in-q1", "q1", "used more than 2 GiB in this cell"),
-])
+@pytest.mark.parametrize(
+    "case, question, reason",
+    [
+        ("raises-in-q1", "q1", "raised RuntimeError in this cell"),
+        ("loops-in-q2", "q2", SPINS + " in this cell"),
+        ("disables-alarm-in-q3", "q3", SPINS + " in this cell"),
+        ("loops-when-checked-q3", "q3", SPINS + " while checking this question"),
+        ("kills-process-in-q5", "q5", "the process died in this cell"),
+        ("segfaults-in-q6", "q6", "the process died in this cell"),
+        ("exhausts-memory-in-q1", "q1", "used more than 2 GiB in this cell"),
+    ],
+)
 def test_a_fault_costs_its_question_only(battery, case, question, reason):
     table, *_ = battery
     row = table[case]
@@ -347,11 +396,14 @@ def test_a_fault_costs_its_question_only(battery, case, question, reason):
     assert re.search(reason, row[f"{question} reason"]), row[f"{question} reason"]
 
 
-@pytest.mark.parametrize("case, message", [
-    ("not-json", "not a readable notebook (the notebook is not JSON"),
-    ("other-assignment", "is for assignment '02.01-The-Multivariate-Gaussian'"),
-    ("no-cells", "not a readable notebook"),
-])
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("not-json", "not a readable notebook (the notebook is not JSON"),
+        ("other-assignment", "is for assignment '02.01-The-Multivariate-Gaussian'"),
+        ("no-cells", "not a readable notebook"),
+    ],
+)
 def test_malformed_submissions_get_a_row_saying_so(battery, case, message):
     table, *_ = battery
     assert message in table[case]["error"], table[case]["error"]
@@ -413,11 +465,15 @@ def test_the_scores_file_holds_only_what_the_grader_wrote(battery):
 def test_nothing_a_submission_started_outlives_the_batch(battery):
     *_, scratch, _ = battery
     left = subprocess.run(["pgrep", "-f", str(scratch)], capture_output=True, text=True).stdout.split()
-    assert not left, subprocess.run(["ps", "-o", "pid,cmd", "-p", ",".join(left)], capture_output=True,
-                                    text=True).stdout
+    assert not left, subprocess.run(
+        ["ps", "-o", "pid,cmd", "-p", ",".join(left)], capture_output=True, text=True
+    ).stdout
     # No cgroup of a grading process that has ended (the groups of other tests' live ones may exist).
-    stale = [group for group in Path("/sys/fs/cgroup").glob(f"*/**/{limits.PREFIX}*")
-             if not Path(f"/proc/{group.name.removeprefix(limits.PREFIX)}").exists()]
+    stale = [
+        group
+        for group in Path("/sys/fs/cgroup").glob(f"*/**/{limits.PREFIX}*")
+        if not Path(f"/proc/{group.name.removeprefix(limits.PREFIX)}").exists()
+    ]
     assert not stale, stale
 
 
@@ -450,24 +506,29 @@ def test_a_forged_reply_costs_the_grader_a_bounded_amount_and_classmates_nothing
     good = solutions()
     when_called = good[1].replace("def add_k_estimate(counts, k):\n", "def add_k_estimate(counts, k):\n    forge({})\n")
     assert when_called != good[1]
-    cases = {"honest-before": good,
-             # while a cell runs: its reply is a status, read up to RUN_REPLY bytes
-             "forges-40-MB": {**good, 0: FORGE + "forge(40_000_000)\n" + good[0]},
-             "forges-under-the-limit": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100})\n" + good[0]},
-             # while the check calls the function: read in the check's own process, up to MAX_MESSAGE and
-             # MAX_ITEMS (refused for its 3 million values), or read and parsed (it only confuses its own grading)
-             "forges-when-called": {**good, 1: FORGE + when_called.format(MAX_MESSAGE - 100)},
-             "forges-a-valid-reply-when-called": {**good, 1: FORGE + when_called.format(
-                 f"{MAX_MESSAGE - 100}, item=b'{{\"s\": \"' + b'x' * 4000 + b'\"}}, '")},
-             "honest-after": good}
+    cases = {
+        "honest-before": good,
+        # while a cell runs: its reply is a status, read up to RUN_REPLY bytes
+        "forges-40-MB": {**good, 0: FORGE + "forge(40_000_000)\n" + good[0]},
+        "forges-under-the-limit": {**good, 0: FORGE + f"forge({MAX_MESSAGE - 100})\n" + good[0]},
+        # while the check calls the function: read in the check's own process, up to MAX_MESSAGE and
+        # MAX_ITEMS (refused for its 3 million values), or read and parsed (it only confuses its own grading)
+        "forges-when-called": {**good, 1: FORGE + when_called.format(MAX_MESSAGE - 100)},
+        "forges-a-valid-reply-when-called": {
+            **good,
+            1: FORGE + when_called.format(f"{MAX_MESSAGE - 100}, item=b'{{\"s\": \"' + b'x' * 4000 + b'\"}}, '"),
+        },
+        "honest-after": good,
+    }
     grader, rows = gradebook.GraderProcess(), {}
     try:
         for name, answers in cases.items():
             (tmp_path / name).mkdir()
             path = tmp_path / name / f"{BAYES}.ipynb"
             nbformat.write(exercises.grading_copy(student, answers), path)
-            rows[name] = gradebook.grade_one(path, release / "autograder" / f"{BAYES}-autograder.zip",
-                                             cell_seconds=CELL_SECONDS, grader=grader)
+            rows[name] = gradebook.grade_one(
+                path, release / "autograder" / f"{BAYES}-autograder.zip", cell_seconds=CELL_SECONDS, grader=grader
+            )
             if name == "honest-before":
                 baseline = peak_memory(grader.process.pid)
         peak = peak_memory(grader.process.pid)
@@ -492,16 +553,22 @@ def test_a_question_that_forbids_a_module_is_graded_where_it_cannot_be_imported(
 
     from coursekit.grading.grader import Assignment, grade_submission
 
-    assignment = replace(Assignment.load(release / "autograder" / f"{BAYES}-autograder.zip"),
-                         rules={"q1": {"forbids": ["lecturekit"]}})
+    assignment = replace(
+        Assignment.load(release / "autograder" / f"{BAYES}-autograder.zip"), rules={"q1": {"forbids": ["lecturekit"]}}
+    )
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
     good = solutions()
-    uses = ("def positive_predictive_value(prevalence, sensitivity, specificity):\n"
-            "    from lecturekit.estimation import posterior\n"
-            "    return posterior([1 - prevalence, prevalence], [1 - specificity, sensitivity])[1]\n")
+    uses = (
+        "def positive_predictive_value(prevalence, sensitivity, specificity):\n"
+        "    from lecturekit.estimation import posterior\n"
+        "    return posterior([1 - prevalence, prevalence], [1 - specificity, sensitivity])[1]\n"
+    )
     results = {}
-    for name, answers in {"honest": good, "uses-lecturekit": {**good, 0: uses},
-                          "imports-it-first": {**good, 0: "import lecturekit.estimation\n" + good[0]}}.items():
+    for name, answers in {
+        "honest": good,
+        "uses-lecturekit": {**good, 0: uses},
+        "imports-it-first": {**good, 0: "import lecturekit.estimation\n" + good[0]},
+    }.items():
         path = tmp_path / name / f"{BAYES}.ipynb"
         path.parent.mkdir()
         nbformat.write(exercises.grading_copy(student, answers), path)
@@ -510,7 +577,9 @@ def test_a_question_that_forbids_a_module_is_graded_where_it_cannot_be_imported(
     for name in ("uses-lecturekit", "imports-it-first"):
         questions = results[name]["questions"]
         assert questions["q1"]["score"] == 0 and "ModuleNotFoundError" in questions["q1"]["reason"], questions["q1"]
-        assert {q: e["score"] for q, e in questions.items() if q != "q1"} == {q: p for q, p in FULL.items() if q != "q1"}
+        assert {q: e["score"] for q, e in questions.items() if q != "q1"} == {
+            q: p for q, p in FULL.items() if q != "q1"
+        }
 
 
 # --------------------------------------------------------------------------- failing closed
@@ -548,8 +617,12 @@ def test_the_zips_run_autograder_grades_with_this_grader_as_a_grading_image_woul
     script = root / "source" / "run_autograder"
     assert "coursekit.grading.grader" in script.read_text() and "--isolation auto" in script.read_text()
     assert SETUP_GRADING in (root / "source" / "setup.sh").read_text()  # the image gets bubblewrap
-    subprocess.run(["bash", str(script)], check=True, timeout=300,
-                   env={"PATH": "/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable})
+    subprocess.run(
+        ["bash", str(script)],
+        check=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable},
+    )
     results = json.loads((root / "results" / "results.json").read_text())
     assert "bubblewrap's sandbox" in results["extra_data"]["confinement"]  # bubblewrap runs here, as in CI
     assert {t["name"]: t["score"] for t in results["tests"]} == {**FULL, "q1": 0}
@@ -562,8 +635,11 @@ BURN = "import time as _t\n_end = _t.process_time() + {seconds}\nwhile _t.proces
 # The slow-but-honest answer checks that the load did slow it (its wall-clock time at least 1.5 x its
 # CPU time, where the share below makes it about 3 x): else it scores nothing, and the test would not
 # be testing a loaded machine. A bound on the test's premise, not a timing of the grader.
-SLOWED = ("_w, _c = _t.monotonic(), _t.process_time()\n" + BURN.format(seconds=1.2)
-          + "if (_t.monotonic() - _w) < 1.5 * (_t.process_time() - _c):\n    positive_predictive_value = None\n")
+SLOWED = (
+    "_w, _c = _t.monotonic(), _t.process_time()\n"
+    + BURN.format(seconds=1.2)
+    + "if (_t.monotonic() - _w) < 1.5 * (_t.process_time() - _c):\n    positive_predictive_value = None\n"
+)
 
 
 def test_a_busy_machine_costs_a_slow_but_honest_answer_nothing(release, tmp_path):
@@ -577,18 +653,26 @@ def test_a_busy_machine_costs_a_slow_but_honest_answer_nothing(release, tmp_path
         pytest.skip(limits.problem())
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
     good = solutions()
-    answers = {**good,
-               0: "import time as _t\n" + SLOWED + good[0],  # 1.2 s of CPU: 60 % of its limit
-               1: BURN.format(seconds=3) + good[1],  # 3 s of CPU: over its limit
-               2: "import time\ntime.sleep(600)\n" + good[2]}  # no CPU: the wall-clock backstop stops it
+    answers = {
+        **good,
+        0: "import time as _t\n" + SLOWED + good[0],  # 1.2 s of CPU: 60 % of its limit
+        1: BURN.format(seconds=3) + good[1],  # 3 s of CPU: over its limit
+        2: "import time\ntime.sleep(600)\n" + good[2],
+    }  # no CPU: the wall-clock backstop stops it
     path = tmp_path / "slow" / f"{BAYES}.ipynb"
     path.parent.mkdir()
     nbformat.write(exercises.grading_copy(student, answers), path)
     assignment = Assignment.load(release / "autograder" / f"{BAYES}-autograder.zip")
     before = os.sched_getaffinity(0)
     cpu = sorted(before)[:1]
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], stdin=subprocess.DEVNULL,
-                                 preexec_fn=lambda: os.sched_setaffinity(0, cpu)) for _ in range(2)]
+    spinners = [
+        subprocess.Popen(
+            [sys.executable, "-c", "while True: pass"],
+            stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: os.sched_setaffinity(0, cpu),
+        )
+        for _ in range(2)
+    ]
     try:
         os.sched_setaffinity(0, cpu)
         result = grade_submission(assignment, path, protect=[ROOT, tmp_path], cell_seconds=2, budget_seconds=900)

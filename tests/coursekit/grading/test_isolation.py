@@ -18,8 +18,8 @@ import pytest
 
 from conftest import ROOT
 from coursekit.grading import isolation, worker
-from coursekit.grading.isolation import Environment
 from coursekit.grading import zygote as zygote_module
+from coursekit.grading.isolation import Environment
 from coursekit.grading.sandbox import Sandbox
 from coursekit.grading.zygote import IsolationUnavailable, WorkerPool
 
@@ -32,7 +32,7 @@ home = sorted(os.listdir(os.path.expanduser('~')))
 temporary = sorted(os.listdir('/tmp'))
 processes = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
 me = os.getpid()
-seen = [p for p in ({str(ROOT / 'README.md')!r}, {str(ROOT / '.git')!r}, {str(Path.home())!r} + '/.cache')
+seen = [p for p in ({str(ROOT / "README.md")!r}, {str(ROOT / ".git")!r}, {str(Path.home())!r} + '/.cache')
         if os.path.exists(p)]
 written = []
 for path in ('/usr/x', sys.prefix + '/x', 'lecturekit/x', 'data/x', '/x', '/dev/x', '/grader/x'):
@@ -85,14 +85,30 @@ def test_a_confined_worker_sees_only_its_allowlist(pool, support):
     sandbox = Sandbox(pool.zygote(Environment(support)))
     try:
         sandbox.start()
-        seen = values(sandbox, PROBE, ["top", "home", "temporary", "processes", "me", "seen", "written",
-                                       "network", "capabilities", "session_keyring"])
+        seen = values(
+            sandbox,
+            PROBE,
+            [
+                "top",
+                "home",
+                "temporary",
+                "processes",
+                "me",
+                "seen",
+                "written",
+                "network",
+                "capabilities",
+                "session_keyring",
+            ],
+        )
     finally:
         sandbox.close()
     interpreter = isolation.interpreter_folders()
     allowed = {"bin", "dev", "etc", "grader", "home", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp", "usr"}
     assert set(seen["top"]) <= allowed | {folder.parts[1] for folder in interpreter}, seen["top"]
-    assert {"lecturekit", "data"} <= set(seen["home"]) <= {"lecturekit", "data", ".ipython", ".config", ".cache"}, seen["home"]
+    assert {"lecturekit", "data"} <= set(seen["home"]) <= {"lecturekit", "data", ".ipython", ".config", ".cache"}, seen[
+        "home"
+    ]
     under_tmp = {f.parts[2] for f in interpreter if f.parts[1] == "tmp"}  # a virtual environment in /tmp (CI)
     assert set(seen["temporary"]) <= under_tmp, seen["temporary"]
     # Its own PID namespace: bubblewrap's init, the zygote, and the worker itself.
@@ -103,10 +119,13 @@ def test_a_confined_worker_sees_only_its_allowlist(pool, support):
     assert seen["session_keyring"] != worker.keyctl(worker.KEYCTL_GET_KEYRING_ID, worker.SESSION_KEYRING, 0)
 
 
-@pytest.mark.parametrize("banned, fails, works", [
-    (("lecturekit",), "import lecturekit.estimation", "import scipy.stats"),
-    (("scipy.stats",), "from scipy import stats", "import scipy, scipy.linalg, lecturekit"),
-])
+@pytest.mark.parametrize(
+    "banned, fails, works",
+    [
+        (("lecturekit",), "import lecturekit.estimation", "import scipy.stats"),
+        (("scipy.stats",), "from scipy import stats", "import scipy, scipy.linalg, lecturekit"),
+    ],
+)
 def test_a_question_environment_can_ban_a_module(pool, support, banned, fails, works):
     sandbox = Sandbox(pool.zygote(Environment(support, banned)))
     try:
@@ -134,8 +153,13 @@ def test_a_question_can_ban_exact_arithmetic(pool, support):
     sandbox = Sandbox(pool.zygote(Environment(support, ("decimal", "fractions"))))
     try:
         sandbox.start()
-        for fails in ("import decimal", "import _decimal", "import _pydecimal", "from fractions import Fraction",
-                      "import statistics"):
+        for fails in (
+            "import decimal",
+            "import _decimal",
+            "import _pydecimal",
+            "from fractions import Fraction",
+            "import statistics",
+        ):
             refused = sandbox.run(fails, 30)
             # a compiled module covered by a Python file cannot load: ImportError, not ModuleNotFoundError
             wanted = "ImportError" if fails == "import _decimal" else "ModuleNotFoundError"
@@ -171,8 +195,10 @@ def test_a_submission_leaves_nothing_for_the_next(pool, support):
     second = Sandbox(zygote)
     second.start()
     assert zygote.process.pid == kept
-    leave = ("import subprocess\nsubprocess.Popen(['sleep', '987654'], start_new_session=True)\n"
-             "open('/tmp/left-behind', 'w').write('for the next submission')")
+    leave = (
+        "import subprocess\nsubprocess.Popen(['sleep', '987654'], start_new_session=True)\n"
+        "open('/tmp/left-behind', 'w').write('for the next submission')"
+    )
     assert second.run(leave, 30).status == "ok"
     second.close()
     assert zygote.process is None  # a file was left: the sandbox is thrown away
@@ -191,11 +217,13 @@ def test_the_kernels_keyrings_and_other_processes_are_out_of_reach(pool, support
     sandbox = Sandbox(pool.zygote(Environment(support)))
     try:
         sandbox.start()
-        probe = ("import ctypes, errno, sys\nsys.path.insert(0, '/grader')\nfrom worker import KEYCTL, init, keyctl\n"
-                 "libc = ctypes.CDLL(None, use_errno=True)\n"
-                 "persistent = keyctl(22, -1, -4), ctypes.get_errno()\n"  # KEYCTL_GET_PERSISTENT
-                 "traced = libc.ptrace(16, 1, None, None), ctypes.get_errno()\n"  # PTRACE_ATTACH to bubblewrap's init
-                 "exe, command = init()\n")
+        probe = (
+            "import ctypes, errno, sys\nsys.path.insert(0, '/grader')\nfrom worker import KEYCTL, init, keyctl\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "persistent = keyctl(22, -1, -4), ctypes.get_errno()\n"  # KEYCTL_GET_PERSISTENT
+            "traced = libc.ptrace(16, 1, None, None), ctypes.get_errno()\n"  # PTRACE_ATTACH to bubblewrap's init
+            "exe, command = init()\n"
+        )
         seen = values(sandbox, probe, ["persistent", "traced", "exe"])
     finally:
         sandbox.close()
@@ -213,12 +241,16 @@ def test_a_sandbox_is_bounded_as_a_whole(pool, support):
         sandbox.start()
         # Three children of 1 GiB: each under the worker's own 2 GiB, together over the sandbox's 3 GiB.
         three = "import numpy as np\n" + THREE_GIGABYTES.format(seconds=50)
-        forks = ("import os, time\nforked = 0\nfor _ in range(1000):\n    try:\n        pid = os.fork()\n"
-                 "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(600)\n        os._exit(0)\n"
-                 "    forked += 1\n")
-        flood = ("import os\nwritten = 0\ntry:\n    out = os.open('/proc/1/fd/1', os.O_WRONLY | os.O_NONBLOCK)\n"
-                 "    while written < 2**30:\n        written += os.write(out, b'x' * 2**20)\n"
-                 "except OSError:\n    pass\n")
+        forks = (
+            "import os, time\nforked = 0\nfor _ in range(1000):\n    try:\n        pid = os.fork()\n"
+            "    except OSError:\n        break\n    if pid == 0:\n        time.sleep(600)\n        os._exit(0)\n"
+            "    forked += 1\n"
+        )
+        flood = (
+            "import os\nwritten = 0\ntry:\n    out = os.open('/proc/1/fd/1', os.O_WRONLY | os.O_NONBLOCK)\n"
+            "    while written < 2**30:\n        written += os.write(out, b'x' * 2**20)\n"
+            "except OSError:\n    pass\n"
+        )
         seen = {**values(sandbox, three, ["held"])}
         killed, peak = zygote.oom_kills(), zygote.peak_memory()
         seen.update(values(sandbox, forks, ["forked"]))

@@ -19,8 +19,7 @@ from coursekit.grading import item_analysis as analysis
 from coursekit.grading.gradebook import write_scores
 
 SCORES = st.floats(0, 4, allow_nan=False).map(lambda x: round(x * 2) / 2)  # half points, as the checks give
-MATRICES = st.tuples(st.integers(1, 40), st.integers(1, 6)).flatmap(
-    lambda shape: arrays(float, shape, elements=SCORES))
+MATRICES = st.tuples(st.integers(1, 40), st.integers(1, 6)).flatmap(lambda shape: arrays(float, shape, elements=SCORES))
 
 
 @settings(max_examples=200, deadline=None)
@@ -62,37 +61,55 @@ def test_review_flags_each_threshold():
     assert analysis.review(0.96, 0.09) == ["discrimination 0.09 below 0.1", "facility 0.96 above 0.95"]
 
 
-ENTRIES = [{"mistake": "adds k to the numerator only", "feedback": "do not sum to one"},
-           {"mistake": "adds k once to the total", "feedback": "Your total gains k only once"},
-           {"mistake": "smooths with a library call", "shortcut": "uses add_k"},
-           {"correct": "smooths with a loop", "feedback": "failed"}]
+ENTRIES = [
+    {"mistake": "adds k to the numerator only", "feedback": "do not sum to one"},
+    {"mistake": "adds k once to the total", "feedback": "Your total gains k only once"},
+    {"mistake": "smooths with a library call", "shortcut": "uses add_k"},
+    {"correct": "smooths with a loop", "feedback": "failed"},
+]
 
 
 def test_a_reason_names_the_mistake_whose_feedback_it_holds_the_most_specific_first():
-    assert analysis.named("failed 2 of 2 tests; k is added: the estimates do not sum to one.", ENTRIES) \
+    assert (
+        analysis.named("failed 2 of 2 tests; k is added: the estimates do not sum to one.", ENTRIES)
         == "adds k to the numerator only"
+    )
     # both phrases are in it: the longer one is the more specific
-    assert analysis.named("failed; your total gains k only once (the estimates do not sum to one)", ENTRIES) \
+    assert (
+        analysis.named("failed; your total gains k only once (the estimates do not sum to one)", ENTRIES)
         == "adds k once to the total"
+    )
     assert analysis.named("failed 1 of 2 tests", ENTRIES) is None  # a right answer's entry names nothing
     assert analysis.named("the reason says it: smooths with a library call", ENTRIES) == "smooths with a library call"
 
 
 def test_mistakes_are_counted_named_first_and_the_rest_grouped():
-    reasons = (["x: the estimates do not sum to one"] * 3 + ["Your total gains k only once"]
-               + ["failed 1 of 2 tests"] * 2 + ["timed out after 20 s of CPU time in this cell"])
+    reasons = (
+        ["x: the estimates do not sum to one"] * 3
+        + ["Your total gains k only once"]
+        + ["failed 1 of 2 tests"] * 2
+        + ["timed out after 20 s of CPU time in this cell"]
+    )
     found = analysis.mistakes(reasons, ENTRIES)
     assert [(m.label, m.count, m.named) for m in found] == [
-        ("adds k to the numerator only", 3, True), ("adds k once to the total", 1, True),
-        (analysis.NOT_NAMED, 3, False)]
+        ("adds k to the numerator only", 3, True),
+        ("adds k once to the total", 1, True),
+        (analysis.NOT_NAMED, 3, False),
+    ]
     assert found[-1].reasons == [("failed 1 of 2 tests", 2), ("timed out after 20 s of CPU time in this cell", 1)]
 
 
 def test_faults_are_counted_as_summary_csv_counts_them(tmp_path):
-    reasons = ["timed out after 20 s of CPU time in this cell", "the process died in this cell",
-               "used more than 2 GiB in this cell", "failed 1 of 1 tests"]
-    rows = [{"submission": f"s{i}", "assignment": "a", "q1": 0, "q1 reason": reason, "total": 0}
-            for i, reason in enumerate(reasons)]
+    reasons = [
+        "timed out after 20 s of CPU time in this cell",
+        "the process died in this cell",
+        "used more than 2 GiB in this cell",
+        "failed 1 of 1 tests",
+    ]
+    rows = [
+        {"submission": f"s{i}", "assignment": "a", "q1": 0, "q1 reason": reason, "total": 0}
+        for i, reason in enumerate(reasons)
+    ]
     write_scores(rows, tmp_path / "scores.csv")
     summary = (tmp_path / "summary.csv").read_text().splitlines()
     assert summary[1].endswith(",1,1,1")  # timed out, crashed, out of memory
@@ -101,9 +118,14 @@ def test_faults_are_counted_as_summary_csv_counts_them(tmp_path):
 
 
 def wrong(n: int, **answers: str) -> dict:
-    return {"submission": f"s{n:02d}", "assignment": "a", "isolated": "yes", "seconds": 1.0,
-            **{q: 0.0 if q in answers else 1.0 for q in ("q1", "q2", "q3", "q4")},
-            **{f"{q} reason": reason for q, reason in answers.items()}}
+    return {
+        "submission": f"s{n:02d}",
+        "assignment": "a",
+        "isolated": "yes",
+        "seconds": 1.0,
+        **{q: 0.0 if q in answers else 1.0 for q in ("q1", "q2", "q3", "q4")},
+        **{f"{q} reason": reason for q, reason in answers.items()},
+    }
 
 
 def test_pairs_share_unusual_wrong_answers_on_three_questions_and_common_ones_do_not_count():

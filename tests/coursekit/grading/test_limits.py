@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from coursekit.grading import isolation, limits
 from coursekit.grading.cgroupfs import Host
 from coursekit.grading.limits import Group, Limits
@@ -44,8 +44,9 @@ class Lab:
         return group
 
     def start(self, group: Group, argv: list[str]) -> subprocess.Popen:
-        process = subprocess.Popen(group.command(argv), preexec_fn=group.preexec, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            group.command(argv), preexec_fn=group.preexec, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True
+        )
         self.processes.append(process)
         return process
 
@@ -165,8 +166,18 @@ except OSError as error:
 
 def bubblewrap(tmpfs_bytes: int, argv: list[str]) -> list[str]:
     """``argv`` in a bubblewrap sandbox with a tmpfs of ``tmpfs_bytes`` at ``/t``, and this Python."""
-    command = ["bwrap", "--unshare-all", "--die-with-parent", "--dev", "/dev", "--proc", "/proc",
-               "--ro-bind", "/usr", "/usr"]
+    command = [
+        "bwrap",
+        "--unshare-all",
+        "--die-with-parent",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     for path in isolation.SYSTEM:
         if os.path.islink(path):
             command += ["--symlink", os.readlink(path), path]
@@ -187,8 +198,10 @@ def test_tmpfs_files_and_their_kernel_memory_are_held_to_the_bound(lab, what):
     output, _ = process.communicate(timeout=120)  # a liveness bound: it takes about 2 s
     last = (output.strip().splitlines() or ["0"])[-1]
     count = int(last.split()[0])
-    print(f"\n{what}: reached {count} {'MiB' if what == 'file' else 'files'} ({last!r}); "
-          f"peak {group.peak_memory() / MiB:.1f} MiB of {bound / MiB:.0f}; OOM kills {group.oom_kills()}")
+    print(
+        f"\n{what}: reached {count} {'MiB' if what == 'file' else 'files'} ({last!r}); "
+        f"peak {group.peak_memory() / MiB:.1f} MiB of {bound / MiB:.0f}; OOM kills {group.oom_kills()}"
+    )
     assert group.oom_kills() >= 1 or "Cannot allocate memory" in output, output[-200:]  # stopped by the group,
     assert 0.9 * bound <= group.peak_memory() <= bound  # not by the tmpfs (4 times larger), once the group was full
     assert count > (100 if what == "file" else 50_000)
@@ -323,8 +336,13 @@ time.sleep(600)
 def without_freezer(tmp_path: Path) -> Host:
     """This machine, as if the freezer were not mounted."""
     table = tmp_path / "mountinfo"
-    table.write_text("".join(line for line in Path("/proc/self/mountinfo").read_text().splitlines(keepends=True)
-                             if "freezer" not in line.split(" - ")[-1]))
+    table.write_text(
+        "".join(
+            line
+            for line in Path("/proc/self/mountinfo").read_text().splitlines(keepends=True)
+            if "freezer" not in line.split(" - ")[-1]
+        )
+    )
     return Host(mountinfo=table)
 
 

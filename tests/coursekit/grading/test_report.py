@@ -31,10 +31,10 @@ STEM = "01.01-Bayes-Rule-and-Maximum-Likelihood"
 MASTER = MASTERS / f"{STEM}.ipynb"
 pytestmark = pytest.mark.slow
 # Two notebooks of mixed answers: question -> the variant whose answer it takes.
-MIXED = {"mixed-1": {"q1": "wrong-2", "q2": "solution", "q3": "wrong-1", "q4": "wrong-3", "q5": "blank",
-                     "q6": "wrong-4"},
-         "mixed-2": {"q1": "blank", "q2": "wrong-4", "q3": "solution", "q4": "wrong-1", "q5": "wrong-6",
-                     "q6": "solution"}}
+MIXED = {
+    "mixed-1": {"q1": "wrong-2", "q2": "solution", "q3": "wrong-1", "q4": "wrong-3", "q5": "blank", "q6": "wrong-4"},
+    "mixed-2": {"q1": "blank", "q2": "wrong-4", "q3": "solution", "q4": "wrong-1", "q5": "wrong-6", "q6": "solution"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +54,19 @@ def graded(tmp_path_factory):
         nbformat.write(nb, folder / "variants" / name / MASTER.name)
     rows = gradebook.grade(folder / "variants", folder / "variants" / "scores.csv", dist / "autograder")
     assert all(not row.get("error") for row in rows), [row["error"] for row in rows]
-    outcomes = {(row["submission"].split("/")[0], q): (float(row[q]), row.get(f"{q} reason", ""), row["seconds"])
-                for row in rows for q in questions}
-    return {"outcomes": outcomes, "questions": questions, "sources": sources, "dist": dist, "folder": folder,
-            "catalogue": report.catalogue(STEM)}
+    outcomes = {
+        (row["submission"].split("/")[0], q): (float(row[q]), row.get(f"{q} reason", ""), row["seconds"])
+        for row in rows
+        for q in questions
+    }
+    return {
+        "outcomes": outcomes,
+        "questions": questions,
+        "sources": sources,
+        "dist": dist,
+        "folder": folder,
+        "catalogue": report.catalogue(STEM),
+    }
 
 
 def test_questions_are_graded_independently(graded):
@@ -78,11 +87,19 @@ def test_questions_are_graded_independently(graded):
 def simulated(graded):
     """The simulated class, its scores.csv, its report and its statistics."""
     outcomes, catalogue = graded["outcomes"], graded["catalogue"]
-    pool = {q: [i for i in simulated_class.wrong_indices(entries) if outcomes[f"wrong-{i + 1}", q][0] == 0]
-            for q, entries in catalogue.items()}
-    named = {q: {i for i in pool[q] if catalogue[q][i].get("feedback")
-                 and catalogue[q][i]["feedback"].casefold() in outcomes[f"wrong-{i + 1}", q][1].casefold()}
-             for q in catalogue}
+    pool = {
+        q: [i for i in simulated_class.wrong_indices(entries) if outcomes[f"wrong-{i + 1}", q][0] == 0]
+        for q, entries in catalogue.items()
+    }
+    named = {
+        q: {
+            i
+            for i in pool[q]
+            if catalogue[q][i].get("feedback")
+            and catalogue[q][i]["feedback"].casefold() in outcomes[f"wrong-{i + 1}", q][1].casefold()
+        }
+        for q in catalogue
+    }
     truth = simulated_class.simulate(pool, named)
     folder = graded["folder"] / "class"
     gradebook.write_scores(simulated_class.compose(truth, outcomes, STEM), folder / "scores.csv")
@@ -130,7 +147,7 @@ def test_the_page_is_self_contained_and_states_its_numbers(simulated):
     assert sum(counts) == len(totals)
     summary = simulated["summary"]
     for question in summary.questions:
-        assert f"<td class=\"n\">{question.facility:.2f}</td>" in page
+        assert f'<td class="n">{question.facility:.2f}</td>' in page
     assert all(name in page for name in simulated["truth"].copying)
 
 

@@ -18,17 +18,24 @@ NAME = "01.01-Bayes-Rule-and-Maximum-Likelihood"
 
 
 def notebook(**metadata) -> dict:
-    return {"cells": [{"cell_type": "code", "source": "import numpy as np\n", "metadata": {}}],
-            "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+    return {
+        "cells": [{"cell_type": "code", "source": "import numpy as np\n", "metadata": {}}],
+        "metadata": metadata,
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
 
 
-@pytest.mark.parametrize("text, says", [
-    ("[" * 100_000, "nested too deep"),
-    (json.dumps(notebook())[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
-    ("{ this is not json", "not JSON"),
-    ("[1, 2]", "no list of cells"),
-    ('{"cells": {}}', "no list of cells"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("[" * 100_000, "nested too deep"),
+        (json.dumps(notebook())[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+        ("{ this is not json", "not JSON"),
+        ("[1, 2]", "no list of cells"),
+        ('{"cells": {}}', "no list of cells"),
+    ],
+)
 def test_files_that_are_not_notebooks_say_why(tmp_path, text, says):
     path = tmp_path / "x.ipynb"
     path.write_text(text)
@@ -67,13 +74,29 @@ def test_a_plain_name_is_read():
 
 
 @settings(max_examples=60)
-@given(st.lists(st.fixed_dictionaries({"cell_type": st.sampled_from(["code", "markdown", 3]),
-                                       "source": st.one_of(st.text(max_size=30), st.lists(st.one_of(st.text(max_size=5),
-                                                                                                     st.integers())),
-                                                           st.integers(), st.none()),
-                                       "metadata": st.one_of(st.none(), st.integers(), st.fixed_dictionaries(
-                                           {"tags": st.one_of(st.integers(), st.lists(st.sampled_from(
-                                               ["otter_answer_cell", "x"])))}))}), max_size=8))
+@given(
+    st.lists(
+        st.fixed_dictionaries(
+            {
+                "cell_type": st.sampled_from(["code", "markdown", 3]),
+                "source": st.one_of(
+                    st.text(max_size=30),
+                    st.lists(st.one_of(st.text(max_size=5), st.integers())),
+                    st.integers(),
+                    st.none(),
+                ),
+                "metadata": st.one_of(
+                    st.none(),
+                    st.integers(),
+                    st.fixed_dictionaries(
+                        {"tags": st.one_of(st.integers(), st.lists(st.sampled_from(["otter_answer_cell", "x"])))}
+                    ),
+                ),
+            }
+        ),
+        max_size=8,
+    )
+)
 def test_any_cells_give_sources_and_owners(cells):
     cells = cells + [{"cell_type": "code", "source": 'grader.check("q1")'}]
     sources, owner = code_cells({"cells": cells})

@@ -22,10 +22,10 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import ROOT
 from coursekit.grading import syscalls
 from coursekit.grading.syscalls import DENIED
 
@@ -63,8 +63,19 @@ found.update(
 sibling.kill()
 print(json.dumps(found))
 """
-PROBED = ("ptrace", "process_vm_readv", "keyctl", "add_key", "perf_event_open", "bpf", "userfaultfd",
-          "io_uring_setup", "unshare", "mount", "personality")
+PROBED = (
+    "ptrace",
+    "process_vm_readv",
+    "keyctl",
+    "add_key",
+    "perf_event_open",
+    "bpf",
+    "userfaultfd",
+    "io_uring_setup",
+    "unshare",
+    "mount",
+    "personality",
+)
 NEED_PRIVILEGE = ("bpf", "userfaultfd")
 
 # What a worker does (coursekit/grading/worker.py): the zygote's imports, its shell, its own calls
@@ -118,15 +129,26 @@ result = shell.run_cell("import numpy as np\ny = int(np.arange(10).sum())", stor
 worked["ipython"] = [result.success, shell.user_ns.get("y")]
 print(json.dumps(worked))
 """
-WORKED = {"dumpable": 0, "fds": ["spawn", 1], "fork": 7, "thread": [42], "subprocess": 0, "pool": [1, 2, 3],
-          "png": b"\x89PNG".hex(), "sympy": "9", "ipython": [True, 45]}
+WORKED = {
+    "dumpable": 0,
+    "fds": ["spawn", 1],
+    "fork": 7,
+    "thread": [42],
+    "subprocess": 0,
+    "pool": [1, 2, 3],
+    "png": b"\x89PNG".hex(),
+    "sympy": "9",
+    "ipython": [True, 45],
+}
 
 # A call of a foreign ABI on x86_64: getpid as x32 numbers it, and as i386 does through int 0x80.
 FOREIGN = {
     "x32": "libc = ctypes.CDLL(None, use_errno=True)\nlibc.syscall(ctypes.c_long(NUMBER | 0x40000000))",
-    "i386": ("code = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
-             "code.write(b'\\xb8\\x14\\x00\\x00\\x00\\xcd\\x80\\xc3')  # mov eax, 20 (getpid); int 0x80; ret\n"
-             "ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(code)))()"),
+    "i386": (
+        "code = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)\n"
+        "code.write(b'\\xb8\\x14\\x00\\x00\\x00\\xcd\\x80\\xc3')  # mov eax, 20 (getpid); int 0x80; ret\n"
+        "ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(code)))()"
+    ),
 }
 LIVENESS_SECONDS = 180  # a bound that separates "finishes" (seconds) from "hangs", not a timing
 
@@ -142,15 +164,41 @@ def run(how: str, compiled: bytes, script: str, *args: str, folder) -> subproces
     In bubblewrap the program comes through a memfd passed to ``--seccomp``; a plain process reads it
     from its standard input and loads it with a copy of :func:`install_filter`'s source, without coursekit.
     """
-    environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1",
-                   "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    environment = {
+        "PATH": "/usr/bin:/bin",
+        "LANG": "C.UTF-8",
+        "MPLBACKEND": "Agg",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONPATH": str(ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
     if how == "bwrap":
         memory = os.memfd_create("seccomp-program")
         os.write(memory, compiled)
         os.lseek(memory, 0, os.SEEK_SET)
-        command = ["bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc",
-                   "--dev", "/dev", "--tmpfs", "/var/tmp", "--chdir", "/var/tmp", "--seccomp", str(memory), "--",
-                   sys.executable, "-c", script, *args]
+        command = [
+            "bwrap",
+            "--unshare-all",
+            "--die-with-parent",
+            "--ro-bind",
+            "/",
+            "/",
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/var/tmp",
+            "--chdir",
+            "/var/tmp",
+            "--seccomp",
+            str(memory),
+            "--",
+            sys.executable,
+            "-c",
+            script,
+            *args,
+        ]
         home, fds, stdin = "/var/tmp", (memory,), None
     else:
         memory, home, fds = None, str(folder), ()
@@ -160,8 +208,15 @@ def run(how: str, compiled: bytes, script: str, *args: str, folder) -> subproces
         stdin = compiled if how == "install" else b""
     environment.update(HOME=home, MPLCONFIGDIR=f"{home}/.matplotlib", IPYTHONDIR=f"{home}/.ipython")
     try:
-        return subprocess.run(command, pass_fds=fds, input=stdin, capture_output=True, cwd=folder, env=environment,
-                              timeout=LIVENESS_SECONDS)
+        return subprocess.run(
+            command,
+            pass_fds=fds,
+            input=stdin,
+            capture_output=True,
+            cwd=folder,
+            env=environment,
+            timeout=LIVENESS_SECONDS,
+        )
     finally:
         if memory is not None:
             os.close(memory)
@@ -192,8 +247,11 @@ def test_without_the_filter_the_probed_calls_do_not_fail_so(compiled, tmp_path):
 @pytest.mark.parametrize("abi", sorted(FOREIGN))
 @pytest.mark.parametrize("how", ["bwrap", "install"])
 def test_a_call_of_a_foreign_abi_kills_the_process(how, abi, compiled, tmp_path):
-    script = ("import ctypes, mmap, resource\nresource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
-              + FOREIGN[abi].replace("NUMBER", str(syscalls.syscall_number("getpid"))) + "\nprint('survived')")
+    script = (
+        "import ctypes, mmap, resource\nresource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
+        + FOREIGN[abi].replace("NUMBER", str(syscalls.syscall_number("getpid")))
+        + "\nprint('survived')"
+    )
     unfiltered = run("none", compiled, script, folder=tmp_path)
     if unfiltered.returncode != 0:
         pytest.skip(f"this kernel does not run {abi} calls at all: {unfiltered.stderr.decode()[-300:]}")
@@ -207,8 +265,12 @@ def test_a_call_of_a_foreign_abi_kills_the_process(how, abi, compiled, tmp_path)
 # --------------------------------------------------------------------------- the program itself
 
 ALLOW, KILL_PROCESS, EPERM = 0x7FFF0000, 0x80000000, 0x00050000 | errno.EPERM
-JUMPS = {0x15: lambda a, k: a == k, 0x25: lambda a, k: a > k, 0x35: lambda a, k: a >= k,
-         0x45: lambda a, k: a & k != 0}  # BPF_JMP | BPF_JEQ, JGT, JGE, JSET, with BPF_K
+JUMPS = {
+    0x15: lambda a, k: a == k,
+    0x25: lambda a, k: a > k,
+    0x35: lambda a, k: a >= k,
+    0x45: lambda a, k: a & k != 0,
+}  # BPF_JMP | BPF_JEQ, JGT, JGE, JSET, with BPF_K
 
 
 def verdict(program: bytes, number: int, architecture: int) -> int:
@@ -259,10 +321,40 @@ def test_an_x32_call_is_killed(compiled, number):
     assert verdict(compiled, number, native_architecture()) == KILL_PROCESS
 
 
-NEEDED = ("clone", "clone3", "fork", "vfork", "execve", "wait4", "waitid", "mmap", "munmap", "mprotect", "madvise",
-          "futex", "prctl", "seccomp", "rt_sigaction", "kill", "setsid", "prlimit64", "socketpair", "sendmsg",
-          "recvmsg", "memfd_create", "getrandom", "sched_getaffinity", "get_mempolicy", "pidfd_open",
-          "pidfd_send_signal", "set_robust_list", "rseq", "statx", "openat", "ioctl")
+NEEDED = (
+    "clone",
+    "clone3",
+    "fork",
+    "vfork",
+    "execve",
+    "wait4",
+    "waitid",
+    "mmap",
+    "munmap",
+    "mprotect",
+    "madvise",
+    "futex",
+    "prctl",
+    "seccomp",
+    "rt_sigaction",
+    "kill",
+    "setsid",
+    "prlimit64",
+    "socketpair",
+    "sendmsg",
+    "recvmsg",
+    "memfd_create",
+    "getrandom",
+    "sched_getaffinity",
+    "get_mempolicy",
+    "pidfd_open",
+    "pidfd_send_signal",
+    "set_robust_list",
+    "rseq",
+    "statx",
+    "openat",
+    "ioctl",
+)
 
 
 def test_what_python_and_its_libraries_need_is_allowed(compiled):
@@ -270,7 +362,8 @@ def test_what_python_and_its_libraries_need_is_allowed(compiled):
     numbers = {name: syscalls.syscall_number(name) for name in NEEDED}
     assert not set(NEEDED) & set(DENIED)
     assert {name: verdict(compiled, number, native) for name, number in numbers.items() if number is not None} == {
-        name: ALLOW for name, number in numbers.items() if number is not None}
+        name: ALLOW for name, number in numbers.items() if number is not None
+    }
 
 
 def test_every_denied_name_is_a_system_call_libseccomp_knows():

@@ -34,8 +34,22 @@ from coursekit.repository import MASTERS
 BAYES = "01.01-Bayes-Rule-and-Maximum-Likelihood"
 FULL = {"q1": 3, "q2": 3, "q3": 3, "q4": 4, "q5": 3, "q6": 3}
 # Docker's default capabilities (what root has in a Gradescope container).
-DOCKER_CAPABILITIES = ("CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD", "NET_RAW", "SETGID", "SETUID",
-                       "SETFCAP", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "KILL", "AUDIT_WRITE")
+DOCKER_CAPABILITIES = (
+    "CHOWN",
+    "DAC_OVERRIDE",
+    "FSETID",
+    "FOWNER",
+    "MKNOD",
+    "NET_RAW",
+    "SETGID",
+    "SETUID",
+    "SETFCAP",
+    "SETPCAP",
+    "NET_BIND_SERVICE",
+    "SYS_CHROOT",
+    "KILL",
+    "AUDIT_WRITE",
+)
 
 # Every read of the hidden tests (q6's holds its answer) that a student's code might try in the
 # container, and a forged results file. Any success gives q6 its right answer.
@@ -83,10 +97,12 @@ except OSError:
 q6 = {"b", "d", "f"} if found else {"z"}
 """
 # A process that would outlive the grading, in a session of its own.
-LINGERS = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n")
+LINGERS = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n"
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("bwrap") is None,
-                                reason="builds a container as Gradescope runs it: needs root and bubblewrap")
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("bwrap") is None,
+    reason="builds a container as Gradescope runs it: needs root and bubblewrap",
+)
 
 
 def container(autograder: Path, command: list[str]) -> list[str]:
@@ -94,8 +110,26 @@ def container(autograder: Path, command: list[str]) -> list[str]:
     args = ["bwrap", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--cap-drop", "ALL"]
     for capability in DOCKER_CAPABILITIES:
         args += ["--cap-add", f"CAP_{capability}"]
-    args += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777", "--tmpfs", "/tmp", "--perms", "0711", "--tmpfs", "/root"]
+    args += [
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--ro-bind",
+        "/etc",
+        "/etc",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+        "--perms",
+        "0711",
+        "--tmpfs",
+        "/root",
+    ]
     for path in isolation.SYSTEM:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -106,9 +140,26 @@ def container(autograder: Path, command: list[str]) -> list[str]:
             if parent != Path("/tmp"):  # a virtual environment in /tmp (CI's): the container's own /tmp
                 args += ["--perms", "0711" if parent == Path("/root") else "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(folder), str(folder)]
-    args += ["--bind", str(autograder), "/autograder", "--ro-bind", "/dev/null", shutil.which("bwrap"),
-             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "PYTHON", sys.executable,
-             "--setenv", "PYTHONPATH", "/autograder/source/files", "--chdir", "/autograder", "--"]
+    args += [
+        "--bind",
+        str(autograder),
+        "/autograder",
+        "--ro-bind",
+        "/dev/null",
+        shutil.which("bwrap"),
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "PYTHON",
+        sys.executable,
+        "--setenv",
+        "PYTHONPATH",
+        "/autograder/source/files",
+        "--chdir",
+        "/autograder",
+        "--",
+    ]
     return args + command
 
 
@@ -123,8 +174,10 @@ def gradescope(release, tmp_path_factory):
             archive.extractall(root / "source")
         (root / "submission").mkdir()
         nbformat.write(exercises.grading_copy(student, answers), root / "submission" / f"{BAYES}.ipynb")
-        after = (f"bash /autograder/source/run_autograder; "
-                 f"ps -eo uid= | awk '$1 >= {unprivileged.FIRST_UID} && $1 <= {unprivileged.LAST_UID}' | wc -l")
+        after = (
+            f"bash /autograder/source/run_autograder; "
+            f"ps -eo uid= | awk '$1 >= {unprivileged.FIRST_UID} && $1 <= {unprivileged.LAST_UID}' | wc -l"
+        )
         done = subprocess.run(container(root, ["bash", "-c", after]), capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
         return json.loads((root / "results" / "results.json").read_text()), int(done.stdout.split()[-1])

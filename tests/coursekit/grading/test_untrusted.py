@@ -44,21 +44,28 @@ def test_any_bytes_parse_or_fail_with_one_error(raw):
         str(error).encode("ascii")
 
 
-@pytest.mark.parametrize("raw, says", [
-    (b"[" * 100_000, "not JSON \\(nested too deep\\)"),
-    (b'{"a": ' * 50_000 + b"1" + b"}" * 50_000, "not JSON \\(nested too deep\\)"),
-    (b"\xff\xfe{}", "not UTF-8 text"),
-    (b"x" * 2_000_000, "larger than 1 MiB"),
-    (b"[" + b"1," * 300_000 + b"1]", "more than 200,000 JSON values"),
-])
+@pytest.mark.parametrize(
+    "raw, says",
+    [
+        (b"[" * 100_000, "not JSON \\(nested too deep\\)"),
+        (b'{"a": ' * 50_000 + b"1" + b"}" * 50_000, "not JSON \\(nested too deep\\)"),
+        (b"\xff\xfe{}", "not UTF-8 text"),
+        (b"x" * 2_000_000, "larger than 1 MiB"),
+        (b"[" + b"1," * 300_000 + b"1]", "more than 200,000 JSON values"),
+    ],
+)
 def test_what_the_grader_refuses_and_why(raw, says):
     with pytest.raises(UntrustedInput, match="the notebook is " + says if "values" not in says else says):
         load_json(raw, 2**20, 200_000, "the notebook")
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
-                    max_leaves=30))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=4),
+        max_leaves=30,
+    )
+)
 def test_the_count_of_values_bounds_what_json_holds(value):
     raw = json.dumps(value).encode()
 
@@ -68,5 +75,6 @@ def test_the_count_of_values_bounds_what_json_holds(value):
         if isinstance(v, dict):
             return 1 + sum(1 + count(x) for x in v.values())
         return 1
+
     assert json_values(raw) >= count(value)
     assert load_json(raw, 10**6, json_values(raw)) == value

@@ -19,8 +19,7 @@ from scipy.special import logsumexp
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
-from lecturekit.hmm import recursions
-from lecturekit.hmm import CategoricalHMM, sequences_to_column
+from lecturekit.hmm import CategoricalHMM, recursions, sequences_to_column
 
 TOL = {"rtol": 1e-8, "atol": 1e-8}
 PARAMETERS = ("startprob_", "transmat_", "emissionprob_")
@@ -29,9 +28,11 @@ PARAMETERS = ("startprob_", "transmat_", "emissionprob_")
 def random_model(seed: int, k: int, n_features: int, concentration: float = 1.0):
     """Random start, transition and emission probabilities (Dirichlet rows)."""
     rng = np.random.default_rng(seed)
-    return (rng.dirichlet(np.full(k, concentration)),
-            rng.dirichlet(np.full(k, concentration), size=k),
-            rng.dirichlet(np.full(n_features, concentration), size=k))
+    return (
+        rng.dirichlet(np.full(k, concentration)),
+        rng.dirichlet(np.full(k, concentration), size=k),
+        rng.dirichlet(np.full(n_features, concentration), size=k),
+    )
 
 
 def random_data(seed: int, n_features: int, n_sequences: int, max_length: int):
@@ -42,7 +43,7 @@ def random_data(seed: int, n_features: int, n_sequences: int, max_length: int):
 
 
 def with_parameters(model, parameters):
-    for name, value in zip(PARAMETERS, parameters):
+    for name, value in zip(PARAMETERS, parameters, strict=True):
         setattr(model, name, value.copy())
     return model
 
@@ -50,13 +51,19 @@ def with_parameters(model, parameters):
 def pair(parameters, **options):
     """Our model and hmmlearn's with the same parameters and options."""
     k, n_features = parameters[2].shape
-    return (with_parameters(CategoricalHMM(k, n_features=n_features, **options), parameters),
-            with_parameters(ReferenceHMM(k, n_features=n_features, **options), parameters))
+    return (
+        with_parameters(CategoricalHMM(k, n_features=n_features, **options), parameters),
+        with_parameters(ReferenceHMM(k, n_features=n_features, **options), parameters),
+    )
 
 
 CASES = [  # (seed, K, n_features, n_sequences, max_length)
-    (0, 1, 3, 5, 8), (1, 2, 4, 30, 12), (2, 3, 10, 50, 25), (3, 5, 6, 8, 60),
-    (4, 4, 50, 200, 20), (5, 12, 300, 100, 40),
+    (0, 1, 3, 5, 8),
+    (1, 2, 4, 30, 12),
+    (2, 3, 10, 50, 25),
+    (3, 5, 6, 8, 60),
+    (4, 4, 50, 200, 20),
+    (5, 12, 300, 100, 40),
 ]
 
 
@@ -84,8 +91,7 @@ def test_inference_equals_hmmlearn(seed, k, n_features, n_sequences, max_length)
 def path_log_prob(parameters, symbols, path):
     """log p(x, z) of one sequence and one state path."""
     startprob, transmat, emissionprob = (np.log(p) for p in parameters)
-    return (startprob[path[0]] + transmat[path[:-1], path[1:]].sum()
-            + emissionprob[path, symbols].sum())
+    return startprob[path[0]] + transmat[path[:-1], path[1:]].sum() + emissionprob[path, symbols].sum()
 
 
 def test_one_long_sequence_equals_hmmlearn():
@@ -103,15 +109,13 @@ def test_one_long_sequence_equals_hmmlearn():
     expected_best, expected_states = reference.decode(X)
     np.testing.assert_allclose(best, expected_best, **TOL)
     np.testing.assert_allclose(path_log_prob(parameters, X[:, 0], states), expected_best, **TOL)
-    np.testing.assert_allclose(path_log_prob(parameters, X[:, 0], expected_states),
-                               expected_best, **TOL)
+    np.testing.assert_allclose(path_log_prob(parameters, X[:, 0], expected_states), expected_best, **TOL)
     assert (states == expected_states).mean() > 0.99
 
 
 @pytest.mark.parametrize("seed, k, n_features, n_sequences, max_length", CASES)
 @pytest.mark.parametrize("params", ["ste", "st", "e"])
-def test_one_baum_welch_iteration_equals_hmmlearn(seed, k, n_features, n_sequences, max_length,
-                                                   params):
+def test_one_baum_welch_iteration_equals_hmmlearn(seed, k, n_features, n_sequences, max_length, params):
     parameters = random_model(seed, k, n_features)
     X, lengths = random_data(seed, n_features, n_sequences, max_length)
     ours, reference = pair(parameters, n_iter=1, init_params="", params=params)
@@ -126,8 +130,7 @@ def test_one_baum_welch_iteration_equals_hmmlearn(seed, k, n_features, n_sequenc
 def test_baum_welch_with_dirichlet_priors_equals_hmmlearn(prior):
     parameters = random_model(11, 3, 8)
     X, lengths = random_data(11, 8, 40, 15)
-    priors = {"startprob_prior": prior, "transmat_prior": prior + 0.25,
-              "emissionprob_prior": prior + 0.5}
+    priors = {"startprob_prior": prior, "transmat_prior": prior + 0.25, "emissionprob_prior": prior + 0.5}
     ours, reference = pair(parameters, n_iter=1, init_params="", **priors)
     ours.fit(X, lengths)
     reference.fit(X, lengths)
@@ -168,7 +171,7 @@ def brute_force(parameters, sequence):
     joint = {}
     for path in itertools.product(range(k), repeat=len(sequence)):
         value = startprob[path[0]] + emissionprob[path[0], sequence[0]]
-        for before, after, symbol in zip(path, path[1:], sequence[1:]):
+        for before, after, symbol in zip(path, path[1:], sequence[1:], strict=False):
             value += transmat[before, after] + emissionprob[after, symbol]
         joint[path] = value
     return joint
@@ -189,14 +192,14 @@ def test_viterbi_and_likelihood_equal_brute_force(seed):
     for sequence in sequences:
         joint = brute_force(parameters, sequence)
         path = max(joint, key=joint.get)
-        np.testing.assert_array_equal(states[start:start + len(sequence)], path)
+        np.testing.assert_array_equal(states[start : start + len(sequence)], path)
         expected_total += joint[path]
         log_z = logsumexp(list(joint.values()))
         expected_score += log_z
         marginals = np.zeros((len(sequence), k))
         for z, value in joint.items():
             marginals[np.arange(len(sequence)), z] += np.exp(value - log_z)
-        np.testing.assert_allclose(posteriors[start:start + len(sequence)], marginals, **TOL)
+        np.testing.assert_allclose(posteriors[start : start + len(sequence)], marginals, **TOL)
         start += len(sequence)
     np.testing.assert_allclose(best_total, expected_total, **TOL)
     np.testing.assert_allclose(model.score(X, lengths), expected_score, **TOL)
@@ -206,8 +209,13 @@ def test_viterbi_and_likelihood_equal_brute_force(seed):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31), k=st.integers(1, 5), n_features=st.integers(1, 8),
-       n_sequences=st.integers(1, 12), max_length=st.integers(1, 15))
+@given(
+    seed=st.integers(0, 2**31),
+    k=st.integers(1, 5),
+    n_features=st.integers(1, 8),
+    n_sequences=st.integers(1, 12),
+    max_length=st.integers(1, 15),
+)
 def test_posteriors_are_distributions(seed, k, n_features, n_sequences, max_length):
     parameters = random_model(seed, k, n_features, concentration=0.5)
     X, lengths = random_data(seed, n_features, n_sequences, max_length)
@@ -221,8 +229,13 @@ def test_posteriors_are_distributions(seed, k, n_features, n_sequences, max_leng
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**31), k=st.integers(1, 4), n_features=st.integers(2, 8),
-       n_sequences=st.integers(1, 10), max_length=st.integers(1, 20))
+@given(
+    seed=st.integers(0, 2**31),
+    k=st.integers(1, 4),
+    n_features=st.integers(2, 8),
+    n_sequences=st.integers(1, 10),
+    max_length=st.integers(1, 20),
+)
 def test_baum_welch_never_decreases_the_likelihood(seed, k, n_features, n_sequences, max_length):
     X, lengths = random_data(seed, n_features, n_sequences, max_length)
     model = CategoricalHMM(k, n_features=n_features, n_iter=8, tol=0, random_state=seed % 1000)
@@ -253,12 +266,12 @@ def test_history_and_convergence():
 def log_prior(model):
     """sum (prior - 1) log theta over the positive entries of the tables in params, one by one."""
     total = 0.0
-    for code, name in zip("ste", PARAMETERS):
+    for code, name in zip("ste", PARAMETERS, strict=True):
         if code not in model.params:  # a table fit does not update: a constant, left out
             continue
         theta = getattr(model, name)
         prior = np.broadcast_to(getattr(model, name + "prior"), theta.shape)
-        total += sum((a - 1) * np.log(t) for a, t in zip(prior.ravel(), theta.ravel()) if t > 0)
+        total += sum((a - 1) * np.log(t) for a, t in zip(prior.ravel(), theta.ravel(), strict=True) if t > 0)
     return total
 
 
@@ -273,15 +286,14 @@ def test_with_priors_fit_monitors_the_log_posterior_not_the_log_likelihood():
     model = with_parameters(model, tuple(getattr(mle, name) for name in PARAMETERS))
     objective = [mle.score(X, lengths) + log_prior(model)]
     model.fit(X, lengths)
-    assert model.history_[0] < mle.score(X, lengths) - 0.1      # the log-likelihood falls ...
-    assert model.n_iter_ > 10 and model.converged_               # ... which is no convergence
+    assert model.history_[0] < mle.score(X, lengths) - 0.1  # the log-likelihood falls ...
+    assert model.n_iter_ > 10 and model.converged_  # ... which is no convergence
     objective += model.objective_history_
-    assert objective[1] > objective[0] + 10                      # the objective rises
+    assert objective[1] > objective[0] + 10  # the objective rises
     assert 0 <= objective[-1] - objective[-2] < 1e-2 <= objective[-2] - objective[-3]
     assert np.all(np.diff(objective) >= -1e-12 * np.abs(objective).max())
     assert len(model.history_) == len(model.objective_history_) == model.n_iter_
-    np.testing.assert_allclose(model.objective_history_[-1],
-                               model.score(X, lengths) + log_prior(model), **TOL)
+    np.testing.assert_allclose(model.objective_history_[-1], model.score(X, lengths) + log_prior(model), **TOL)
 
 
 def test_a_zero_emission_under_a_prior_above_1_is_an_infinite_rise():
@@ -290,29 +302,43 @@ def test_a_zero_emission_under_a_prior_above_1_is_an_infinite_rise():
     X, lengths = random_data(6, 4, 20, 10)
     parameters = random_model(6, 2, 4)
     parameters[2][0] = [0.0, 0.5, 0.25, 0.25]
-    model = with_parameters(CategoricalHMM(2, n_features=4, n_iter=5, tol=1e9, init_params="",
-                                           emissionprob_prior=2.0), parameters)
+    model = with_parameters(
+        CategoricalHMM(2, n_features=4, n_iter=5, tol=1e9, init_params="", emissionprob_prior=2.0), parameters
+    )
     model.fit(X, lengths)
     assert model.n_iter_ == 2 and model.converged_ and (model.emissionprob_ > 0).all()
     assert np.isfinite(model.objective_history_).all()
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**31), k=st.integers(1, 4), n_features=st.integers(2, 8),
-       n_sequences=st.integers(1, 10), max_length=st.integers(1, 20),
-       priors=st.tuples(*[st.floats(1.0, 4.0)] * 3), params=st.sampled_from(["ste", "st", "e"]))
-def test_baum_welch_with_priors_never_decreases_the_objective(seed, k, n_features, n_sequences,
-                                                              max_length, priors, params):
+@given(
+    seed=st.integers(0, 2**31),
+    k=st.integers(1, 4),
+    n_features=st.integers(2, 8),
+    n_sequences=st.integers(1, 10),
+    max_length=st.integers(1, 20),
+    priors=st.tuples(*[st.floats(1.0, 4.0)] * 3),
+    params=st.sampled_from(["ste", "st", "e"]),
+)
+def test_baum_welch_with_priors_never_decreases_the_objective(
+    seed, k, n_features, n_sequences, max_length, priors, params
+):
     X, lengths = random_data(seed, n_features, n_sequences, max_length)
     names = ("startprob_prior", "transmat_prior", "emissionprob_prior")
-    model = CategoricalHMM(k, n_features=n_features, n_iter=8, tol=0, random_state=seed % 1000,
-                           params=params, **dict(zip(names, priors)))
+    model = CategoricalHMM(
+        k,
+        n_features=n_features,
+        n_iter=8,
+        tol=0,
+        random_state=seed % 1000,
+        params=params,
+        **dict(zip(names, priors, strict=True)),
+    )
     start = with_parameters(clone(model), random_start(model, X))
     model.fit(X, lengths)
     objective = [start.score(X, lengths) + log_prior(start)] + model.objective_history_
     assert np.all(np.diff(objective) >= -1e-8 * np.abs(objective).max())
-    np.testing.assert_allclose(model.objective_history_[-1],
-                               model.score(X, lengths) + log_prior(model), **TOL)
+    np.testing.assert_allclose(model.objective_history_[-1], model.score(X, lengths) + log_prior(model), **TOL)
 
 
 def test_verbose_prints_each_iteration(capsys):
@@ -357,14 +383,13 @@ def hand_counts(sequences, tag_sequences, k_states, n_features, k):
     start = np.full(k_states, float(k))
     trans = np.full((k_states, k_states), float(k))
     emit = np.full((k_states, n_features), float(k))
-    for symbols, tags in zip(sequences, tag_sequences):
+    for symbols, tags in zip(sequences, tag_sequences, strict=True):
         start[tags[0]] += 1
         for a, b in itertools.pairwise(tags):
             trans[a, b] += 1
-        for tag, symbol in zip(tags, symbols):
+        for tag, symbol in zip(tags, symbols, strict=True):
             emit[tag, symbol] += 1
-    return (start / start.sum(), trans / trans.sum(axis=1, keepdims=True),
-            emit / emit.sum(axis=1, keepdims=True))
+    return (start / start.sum(), trans / trans.sum(axis=1, keepdims=True), emit / emit.sum(axis=1, keepdims=True))
 
 
 @pytest.mark.parametrize("k", [0.0, 0.1, 1.0, 2.5])
@@ -377,7 +402,7 @@ def test_fit_supervised_equals_hand_counts(k):
     lengths = [len(piece[1]) for piece in pieces]
     model = CategoricalHMM(3, n_features=6).fit_supervised(X, states, lengths, k=k)
     expected = hand_counts([p[0].ravel() for p in pieces], [p[1] for p in pieces], 3, 6, k)
-    for name, value in zip(PARAMETERS, expected):
+    for name, value in zip(PARAMETERS, expected, strict=True):
         np.testing.assert_allclose(getattr(model, name), value, rtol=1e-12, atol=1e-15)
     assert model.n_features == 6
 
@@ -388,8 +413,7 @@ def test_fit_supervised_then_baum_welch_starts_from_the_counts():
     supervised = CategoricalHMM(2, n_features=5).fit_supervised(X, states, lengths)
     refined = clone(supervised).fit_supervised(X, states, lengths)
     refined.set_params(init_params="", n_iter=1).fit(X, lengths)
-    _, reference = pair(tuple(getattr(supervised, n) for n in PARAMETERS), n_iter=1,
-                        init_params="")
+    _, reference = pair(tuple(getattr(supervised, n) for n in PARAMETERS), n_iter=1, init_params="")
     reference.fit(X, lengths)
     for name in PARAMETERS:
         np.testing.assert_allclose(getattr(refined, name), getattr(reference, name), **TOL)
@@ -407,8 +431,7 @@ def test_fit_supervised_with_k_zero_and_an_unused_state():
 def test_state_without_transitions_keeps_its_row_in_baum_welch():
     # One sequence of one symbol: no transition to count, so the row stays as it was (hmmlearn
     # would leave it at zero).
-    model = with_parameters(CategoricalHMM(2, n_features=2, n_iter=1, init_params=""),
-                            random_model(0, 2, 2))
+    model = with_parameters(CategoricalHMM(2, n_features=2, n_iter=1, init_params=""), random_model(0, 2, 2))
     before = model.transmat_.copy()
     model.fit([[1]])
     np.testing.assert_array_equal(model.transmat_, before)
@@ -478,8 +501,7 @@ def test_supervised_tagger_on_the_brown_corpus():
     tag_index = {t: i for i, t in enumerate(UNIVERSAL_TAGS)}
     X, lengths = sequences_to_column(train_words, vocabulary)
     states = np.array([tag_index[t] for s in train_tags for t in s])
-    model = CategoricalHMM(12, n_features=len(vocabulary)).fit_supervised(X, states, lengths,
-                                                                           k=0.1)
+    model = CategoricalHMM(12, n_features=len(vocabulary)).fit_supervised(X, states, lengths, k=0.1)
     X_test, lengths_test = sequences_to_column(words[3000:3500], vocabulary)
     truth = np.array([tag_index[t] for s in tags[3000:3500] for t in s])
     accuracy = float((model.predict(X_test, lengths_test) == truth).mean())
@@ -494,38 +516,43 @@ def fitted():
     return with_parameters(CategoricalHMM(2, n_features=3), random_model(0, 2, 3))
 
 
-@pytest.mark.parametrize("X, lengths, message", [
-    ([[0], [3]], None, r"symbol 3 .*outside 0\.\.2"),
-    ([[0], [-1]], None, r"symbol -1 .*outside 0\.\.2"),
-    ([[0.0], [1.5]], None, "integer symbol indices"),
-    ([[0.0], [np.nan]], None, "NaN"),
-    ([["a"], ["b"]], None, "integer symbol indices"),
-    ([0, 1, 2], None, r"shape \(n_samples, 1\)"),
-    (np.zeros((3, 2), dtype=int), None, r"shape \(n_samples, 1\)"),
-    (np.zeros((0, 1), dtype=int), None, "non-empty column"),
-    ([[0], [1], [2]], [1, 1], "sum to 2 but X has 3 rows"),
-    ([[0], [1], [2]], [3, 0], "empty sequence"),
-    ([[0], [1], [2]], [4, -1], r"lengths\[1\] = -1"),
-    ([[0], [1], [2]], [1.5, 1.5], "integers"),
-    ([[0], [1], [2]], [[1, 2]], "1-D"),
-])
-@pytest.mark.parametrize("method", ["score", "score_samples", "decode", "predict",
-                                    "predict_proba", "fit"])
+@pytest.mark.parametrize(
+    "X, lengths, message",
+    [
+        ([[0], [3]], None, r"symbol 3 .*outside 0\.\.2"),
+        ([[0], [-1]], None, r"symbol -1 .*outside 0\.\.2"),
+        ([[0.0], [1.5]], None, "integer symbol indices"),
+        ([[0.0], [np.nan]], None, "NaN"),
+        ([["a"], ["b"]], None, "integer symbol indices"),
+        ([0, 1, 2], None, r"shape \(n_samples, 1\)"),
+        (np.zeros((3, 2), dtype=int), None, r"shape \(n_samples, 1\)"),
+        (np.zeros((0, 1), dtype=int), None, "non-empty column"),
+        ([[0], [1], [2]], [1, 1], "sum to 2 but X has 3 rows"),
+        ([[0], [1], [2]], [3, 0], "empty sequence"),
+        ([[0], [1], [2]], [4, -1], r"lengths\[1\] = -1"),
+        ([[0], [1], [2]], [1.5, 1.5], "integers"),
+        ([[0], [1], [2]], [[1, 2]], "1-D"),
+    ],
+)
+@pytest.mark.parametrize("method", ["score", "score_samples", "decode", "predict", "predict_proba", "fit"])
 def test_bad_input_raises(X, lengths, message, method):
     with pytest.raises(ValueError, match=message):
         getattr(fitted().set_params(init_params=""), method)(X, lengths)
 
 
-@pytest.mark.parametrize("name, value, message", [
-    ("startprob_", [0.5, 0.6], "must sum to 1"),
-    ("startprob_", [1.2, -0.2], "negative entry"),
-    ("startprob_", [np.nan, 1.0], "NaN"),
-    ("startprob_", [1.0], r"shape \(1,\), but this model needs \(2,\)"),
-    ("transmat_", [[0.5, 0.5], [0.5, 0.4]], "must sum to 1"),
-    ("transmat_", [[1.0, 0.0]], r"needs \(2, 2\)"),
-    ("emissionprob_", [[0.2, 0.8, 0.0], [0.3, 0.3, 0.3]], "must sum to 1"),
-    ("emissionprob_", [[0.5, 0.5], [0.5, 0.5]], r"needs \(2, 3\)"),
-])
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("startprob_", [0.5, 0.6], "must sum to 1"),
+        ("startprob_", [1.2, -0.2], "negative entry"),
+        ("startprob_", [np.nan, 1.0], "NaN"),
+        ("startprob_", [1.0], r"shape \(1,\), but this model needs \(2,\)"),
+        ("transmat_", [[0.5, 0.5], [0.5, 0.4]], "must sum to 1"),
+        ("transmat_", [[1.0, 0.0]], r"needs \(2, 2\)"),
+        ("emissionprob_", [[0.2, 0.8, 0.0], [0.3, 0.3, 0.3]], "must sum to 1"),
+        ("emissionprob_", [[0.5, 0.5], [0.5, 0.5]], r"needs \(2, 3\)"),
+    ],
+)
 @pytest.mark.parametrize("method", ["score", "decode", "predict_proba", "sample"])
 def test_bad_probabilities_set_by_hand_raise(name, value, message, method):
     model = fitted()
@@ -535,8 +562,7 @@ def test_bad_probabilities_set_by_hand_raise(name, value, message, method):
         getattr(model, method)(*arguments)
 
 
-@pytest.mark.parametrize("method", ["score", "score_samples", "decode", "predict",
-                                    "predict_proba", "sample"])
+@pytest.mark.parametrize("method", ["score", "score_samples", "decode", "predict", "predict_proba", "sample"])
 def test_predicting_before_fit_raises(method):
     arguments = () if method == "sample" else ([[0], [1]],)
     with pytest.raises(NotFittedError, match="call fit or fit_supervised before") as info:
@@ -544,23 +570,32 @@ def test_predicting_before_fit_raises(method):
     assert isinstance(info.value, ValueError)
 
 
-@pytest.mark.parametrize("states, message", [
-    ([0, 1], "one integer state per row of X"),
-    ([0, 1, 2], r"states holds 2, outside 0\.\.1"),
-    ([0, -1, 1], r"states holds -1"),
-    ([0.0, 1.0, 1.0], "one integer state per row"),
-])
+@pytest.mark.parametrize(
+    "states, message",
+    [
+        ([0, 1], "one integer state per row of X"),
+        ([0, 1, 2], r"states holds 2, outside 0\.\.1"),
+        ([0, -1, 1], r"states holds -1"),
+        ([0.0, 1.0, 1.0], "one integer state per row"),
+    ],
+)
 def test_fit_supervised_bad_states_raise(states, message):
     with pytest.raises(ValueError, match=message):
         CategoricalHMM(2, n_features=3).fit_supervised([[0], [1], [2]], states)
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"n_components": 0}, "n_components"), ({"n_iter": -1}, "n_iter"),
-    ({"tol": np.nan}, "tol"), ({"params": "stx"}, "params"), ({"init_params": 3}, "init_params"),
-    ({"transmat_prior": 0.0}, "transmat_prior"),
-    ({"emissionprob_prior": np.nan}, "emissionprob_prior"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"n_components": 0}, "n_components"),
+        ({"n_iter": -1}, "n_iter"),
+        ({"tol": np.nan}, "tol"),
+        ({"params": "stx"}, "params"),
+        ({"init_params": 3}, "init_params"),
+        ({"transmat_prior": 0.0}, "transmat_prior"),
+        ({"emissionprob_prior": np.nan}, "emissionprob_prior"),
+    ],
+)
 def test_bad_hyperparameters_raise(options, message):
     with pytest.raises(ValueError, match=message):
         CategoricalHMM(**{"n_components": 2, **options}).fit([[0], [1], [1]])

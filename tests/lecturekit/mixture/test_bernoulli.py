@@ -8,7 +8,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 from sklearn.naive_bayes import BernoulliNB as SklearnBernoulliNB
 
@@ -69,8 +68,10 @@ def test_without_unlabeled_documents_it_is_bernoulli_nb(alpha, sparse):
 
 def test_zero_weight_or_empty_unlabeled_set_changes_nothing():
     plain = SemiSupervisedBernoulliNB(alpha=0.5).fit(X_L, Y_L)
-    for model in (SemiSupervisedBernoulliNB(alpha=0.5, unlabeled_weight=0.0).fit(X_L, Y_L, X_U),
-                  SemiSupervisedBernoulliNB(alpha=0.5).fit(X_L, Y_L, X_U[:0])):
+    for model in (
+        SemiSupervisedBernoulliNB(alpha=0.5, unlabeled_weight=0.0).fit(X_L, Y_L, X_U),
+        SemiSupervisedBernoulliNB(alpha=0.5).fit(X_L, Y_L, X_U[:0]),
+    ):
         assert np.array_equal(model.feature_log_prob_, plain.feature_log_prob_)
         assert model.n_iter_ == 0
 
@@ -92,7 +93,7 @@ def test_posteriors_equal_a_brute_force_sum_over_the_labels():
     X_l, y_l, X_u, _ = documents(n_labeled=6, n_unlabeled=5, n_features=4, n_classes=3, seed=7)
     model = SemiSupervisedBernoulliNB(alpha=0.7).fit(X_l, y_l, X_u)
     joint = brute_force_log_joint(X_u, model.class_log_prior_, np.exp(model.feature_log_prob_))
-    evidence = np.log(np.exp(joint).sum(axis=1))             # p(x) = sum over the three labels
+    evidence = np.log(np.exp(joint).sum(axis=1))  # p(x) = sum over the three labels
     assert np.allclose(model.predict_joint_log_proba(X_u), joint, rtol=0, atol=1e-12)
     assert np.allclose(model.predict_proba(X_u), np.exp(joint - evidence[:, None]), rtol=0, atol=1e-12)
 
@@ -103,13 +104,16 @@ def test_history_is_the_objective_computed_by_brute_force():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             for steps in (1, 2, 3):
-                model = SemiSupervisedBernoulliNB(alpha=alpha, unlabeled_weight=weight, max_iter=steps,
-                                                  tol=0.0).fit(X_l, y_l, X_u)
+                model = SemiSupervisedBernoulliNB(alpha=alpha, unlabeled_weight=weight, max_iter=steps, tol=0.0).fit(
+                    X_l, y_l, X_u
+                )
                 # history_[t] is J at theta_t; theta_{steps} is the fitted model: compare the one before
-                previous = SemiSupervisedBernoulliNB(alpha=alpha, unlabeled_weight=weight, max_iter=steps - 1,
-                                                     tol=0.0).fit(X_l, y_l, X_u)
-                assert np.isclose(model.history_[-1], objective(previous, X_l, y_l, X_u, weight, alpha),
-                                  rtol=1e-12, atol=1e-12)
+                previous = SemiSupervisedBernoulliNB(
+                    alpha=alpha, unlabeled_weight=weight, max_iter=steps - 1, tol=0.0
+                ).fit(X_l, y_l, X_u)
+                assert np.isclose(
+                    model.history_[-1], objective(previous, X_l, y_l, X_u, weight, alpha), rtol=1e-12, atol=1e-12
+                )
 
 
 def test_one_m_step_is_bernoulli_nb_with_sample_weights():
@@ -146,16 +150,21 @@ def test_unlabeled_documents_help_when_the_model_is_right():
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31), n_labeled=st.integers(2, 25), n_unlabeled=st.integers(1, 80),
-       n_features=st.integers(1, 12), n_classes=st.integers(2, 4),
-       alpha=st.floats(0.01, 5.0), weight=st.floats(0.0, 3.0))
+@given(
+    seed=st.integers(0, 2**31),
+    n_labeled=st.integers(2, 25),
+    n_unlabeled=st.integers(1, 80),
+    n_features=st.integers(1, 12),
+    n_classes=st.integers(2, 4),
+    alpha=st.floats(0.01, 5.0),
+    weight=st.floats(0.0, 3.0),
+)
 def test_the_objective_never_decreases(seed, n_labeled, n_unlabeled, n_features, n_classes, alpha, weight):
     n_labeled = max(n_labeled, n_classes)
     X_l, y_l, X_u, _ = documents(n_labeled, n_unlabeled, n_features, n_classes, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = SemiSupervisedBernoulliNB(alpha=alpha, unlabeled_weight=weight, max_iter=30,
-                                          tol=0.0).fit(X_l, y_l, X_u)
+        model = SemiSupervisedBernoulliNB(alpha=alpha, unlabeled_weight=weight, max_iter=30, tol=0.0).fit(X_l, y_l, X_u)
     steps = np.diff(model.history_)
     assert np.all(steps >= -1e-12 * (1 + np.abs(model.history_[:-1])))
     assert np.allclose(model.predict_proba(X_u).sum(axis=1), 1.0, rtol=0, atol=1e-12)
@@ -168,21 +177,24 @@ def test_long_documents_stay_finite():
     model = SemiSupervisedBernoulliNB(alpha=0.1).fit(X[:10], y[:10], X[10:])
     proba = model.predict_proba(X)
     assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
-    assert model.predict_joint_log_proba(X).max() < -1e3          # exp() of these would be 0
+    assert model.predict_joint_log_proba(X).max() < -1e3  # exp() of these would be 0
     assert rng is not None
 
 
 # --------------------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("params, match", [
-    (dict(alpha=0.0), "alpha must be a finite number > 0"),
-    (dict(alpha=-1.0), "alpha must be a finite number > 0"),
-    (dict(unlabeled_weight=-0.5), "unlabeled_weight must be a finite number >= 0"),
-    (dict(tol=-1.0), "tol must be a finite number >= 0"),
-    (dict(max_iter=2.5), "max_iter must be an integer >= 0"),
-    (dict(binarize="yes"), "binarize must be a number or None"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(alpha=0.0), "alpha must be a finite number > 0"),
+        (dict(alpha=-1.0), "alpha must be a finite number > 0"),
+        (dict(unlabeled_weight=-0.5), "unlabeled_weight must be a finite number >= 0"),
+        (dict(tol=-1.0), "tol must be a finite number >= 0"),
+        (dict(max_iter=2.5), "max_iter must be an integer >= 0"),
+        (dict(binarize="yes"), "binarize must be a number or None"),
+    ],
+)
 def test_bad_parameters_raise_clear_errors(params, match):
     with pytest.raises(ValueError, match=match):
         SemiSupervisedBernoulliNB(**params).fit(X_L, Y_L, X_U)

@@ -1,5 +1,6 @@
-"""Tests of lecturekit.mixture.gaussian and lecturekit.mixture.steps (chapter 5: Gaussian mixtures and the EM algorithm),
-and through the Gaussian mixture of the EM loop, lecturekit.mixture.loop (its verbose output and parameter checks)."""
+"""Tests of lecturekit.mixture.gaussian and lecturekit.mixture.steps (chapter 5: Gaussian mixtures and the EM
+algorithm), and through the Gaussian mixture of the EM loop, lecturekit.mixture.loop (its verbose output and
+parameter checks)."""
 
 import re
 import warnings
@@ -63,8 +64,14 @@ def assert_same_fit(ours, theirs, rtol):
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 def test_fit_from_the_same_parameters_matches_sklearn(covariance_type):
     X = blobs(seed=1)
-    settings_ = dict(n_components=3, covariance_type=covariance_type, tol=1e-6, max_iter=500, reg_covar=1e-4,
-                     **initial_parameters(X, 3, covariance_type))
+    settings_ = dict(
+        n_components=3,
+        covariance_type=covariance_type,
+        tol=1e-6,
+        max_iter=500,
+        reg_covar=1e-4,
+        **initial_parameters(X, 3, covariance_type),
+    )
     ours = GaussianMixture(**settings_).fit(X)
     theirs = SklearnGaussianMixture(**settings_).fit(X)
     assert ours.converged_ and ours.n_iter_ > 5  # a real run of EM, not one step
@@ -127,8 +134,13 @@ def test_fitted_attributes_match_sklearn_from_the_same_start(covariance_type, ma
     # precisions_, precisions_cholesky_, lower_bounds_, lower_bound_, n_iter_, converged_ and the
     # labels of fit_predict, after 1 and 5 iterations (not converged) and at convergence.
     X = blobs(seed=1)
-    settings_ = dict(n_components=3, covariance_type=covariance_type, reg_covar=1e-4, max_iter=max_iter,
-                     **initial_parameters(X, 3, covariance_type))
+    settings_ = dict(
+        n_components=3,
+        covariance_type=covariance_type,
+        reg_covar=1e-4,
+        max_iter=max_iter,
+        **initial_parameters(X, 3, covariance_type),
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         ours, theirs = GaussianMixture(**settings_), SklearnGaussianMixture(**settings_)
@@ -175,7 +187,9 @@ def test_max_iter_zero_keeps_precisions_init(covariance_type):
     np.testing.assert_allclose(
         model.precisions_cholesky_,
         _compute_precision_cholesky_from_precisions(start["precisions_init"], covariance_type, xp=np),
-        rtol=1e-10, atol=1e-14)
+        rtol=1e-10,
+        atol=1e-14,
+    )
     np.testing.assert_array_equal(model.weights_, start["weights_init"])
     np.testing.assert_array_equal(model.means_, start["means_init"])
 
@@ -185,8 +199,9 @@ def test_max_iter_zero_keeps_precisions_init(covariance_type):
 def test_fit_predict_is_fit_then_predict(covariance_type, init_params):
     # max_iter=3 stops before convergence: the labels come from a last E-step after the last M-step.
     X = blobs(n=200, seed=9)
-    settings_ = dict(n_components=3, covariance_type=covariance_type, init_params=init_params, max_iter=3,
-                     random_state=0)
+    settings_ = dict(
+        n_components=3, covariance_type=covariance_type, init_params=init_params, max_iter=3, random_state=0
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         labels = GaussianMixture(**settings_).fit_predict(X)
@@ -243,8 +258,11 @@ def test_verbose_prints_what_sklearn_prints(capsys):
     GaussianMixture(**{**settings_, "verbose": 2}).fit(X)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "Initialization 0"
-    assert all(re.fullmatch(r"  Iteration \d*[02468]\t time lapse \d+\.\d{5}s\t ll change -?\d+\.\d{5}", line)
-               for line in lines if line.startswith("  "))
+    assert all(
+        re.fullmatch(r"  Iteration \d*[02468]\t time lapse \d+\.\d{5}s\t ll change -?\d+\.\d{5}", line)
+        for line in lines
+        if line.startswith("  ")
+    )
     assert re.fullmatch(r"Initialization converged\. time lapse \d+\.\d{5}s\t lower bound -?\d+\.\d{5}\.", lines[-1])
     GaussianMixture(3, random_state=0).fit(X)
     assert capsys.readouterr().out == ""
@@ -256,11 +274,17 @@ def test_verbose_prints_what_sklearn_prints(capsys):
 def test_score_samples_is_the_mixture_density():
     X = blobs(seed=6)
     model = GaussianMixture(3, random_state=0).fit(X)
-    density = sum(w * multivariate_normal.pdf(X, m, c)
-                  for w, m, c in zip(model.weights_, model.means_, model.covariances_))
+    density = sum(
+        w * multivariate_normal.pdf(X, m, c)
+        for w, m, c in zip(model.weights_, model.means_, model.covariances_, strict=True)
+    )
     np.testing.assert_allclose(model.score_samples(X), np.log(density), rtol=1e-10)
-    joint = np.column_stack([w * multivariate_normal.pdf(X, m, c)
-                             for w, m, c in zip(model.weights_, model.means_, model.covariances_)])
+    joint = np.column_stack(
+        [
+            w * multivariate_normal.pdf(X, m, c)
+            for w, m, c in zip(model.weights_, model.means_, model.covariances_, strict=True)
+        ]
+    )
     np.testing.assert_allclose(model.predict_proba(X), joint / density[:, None], rtol=1e-8, atol=1e-12)
 
 
@@ -275,8 +299,7 @@ def test_a_fixed_point_of_em_is_a_fixed_point_of_the_m_step():
     np.testing.assert_allclose(model.means_, resp.T @ X / nk[:, None], rtol=1e-6, atol=1e-6)
     for k in range(3):
         diff = X - model.means_[k]
-        np.testing.assert_allclose(model.covariances_[k], (resp[:, k] * diff.T) @ diff / nk[k],
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(model.covariances_[k], (resp[:, k] * diff.T) @ diff / nk[k], rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("covariance_type", ["diag", "spherical"])
@@ -289,8 +312,9 @@ def test_diagonal_variances_keep_their_digits_far_from_the_origin(covariance_typ
     # they must equal the centred sums computed here in extended precision, and the single
     # point's must be 0.
     rng = np.random.default_rng(8)
-    X = np.vstack([1e6 + 1e-3 * rng.normal(size=(300, 3)), 1e6 + 1e3 + 1e-3 * rng.normal(size=(200, 3)),
-                   np.full((1, 3), 2e6)])
+    X = np.vstack(
+        [1e6 + 1e-3 * rng.normal(size=(300, 3)), 1e6 + 1e3 + 1e-3 * rng.normal(size=(200, 3)), np.full((1, 3), 2e6)]
+    )
     resp = np.zeros((len(X), 3))
     resp[:300, 0] = resp[300:500, 1] = resp[500, 2] = 1.0
     resp[:500, :2] = (1 - 2 * soft) * resp[:500, :2] + soft
@@ -300,8 +324,7 @@ def test_diagonal_variances_keep_their_digits_far_from_the_origin(covariance_typ
     nk = rl.sum(axis=0)
     mu = (rl.T @ Xl) / nk[:, None]
     exact = np.stack([rl[:, k] @ np.square(Xl - mu[k]) / nk[k] for k in range(3)]).astype(float)
-    np.testing.assert_allclose(variances, exact.mean(axis=1) if covariance_type == "spherical" else exact,
-                               rtol=1e-11)
+    np.testing.assert_allclose(variances, exact.mean(axis=1) if covariance_type == "spherical" else exact, rtol=1e-11)
     assert np.all(variances.reshape(3, -1)[2] == 0.0)
     # scikit-learn's expansion about the origin, E[x^2] - mu^2, subtracts two doubles between 2^39 and
     # 2^40, so on any machine it is a multiple of their spacing 2^-13 = 1.2e-4, or 0: it cannot come
@@ -339,17 +362,28 @@ def covariance_floor_cost(model):
 
 @settings(max_examples=80, deadline=None)
 @given(
-    n=st.integers(5, 60), d=st.integers(1, 3), k=st.integers(1, 4), spread=st.floats(0.0, 5.0),
-    covariance_type=st.sampled_from(COVARIANCE_TYPES), init_params=st.sampled_from(INIT_PARAMS),
-    reg_covar=st.sampled_from([0.0, 1e-6, 1e-2]), seed=st.integers(0, 2**32 - 1), duplicates=st.booleans(),
+    n=st.integers(5, 60),
+    d=st.integers(1, 3),
+    k=st.integers(1, 4),
+    spread=st.floats(0.0, 5.0),
+    covariance_type=st.sampled_from(COVARIANCE_TYPES),
+    init_params=st.sampled_from(INIT_PARAMS),
+    reg_covar=st.sampled_from([0.0, 1e-6, 1e-2]),
+    seed=st.integers(0, 2**32 - 1),
+    duplicates=st.booleans(),
 )
-def test_log_likelihood_never_decreases(n, d, k, spread, covariance_type, init_params, reg_covar, seed,
-                                        duplicates):
+def test_log_likelihood_never_decreases(n, d, k, spread, covariance_type, init_params, reg_covar, seed, duplicates):
     X = blobs(n=n, d=d, k=min(k, 3), seed=seed, spread=spread)
     if duplicates and reg_covar > 0:  # points that coincide invite a component to collapse onto them
         X[: n // 2] = X[0]
-    settings_ = dict(n_components=k, covariance_type=covariance_type, init_params=init_params,
-                     reg_covar=reg_covar, tol=0.0, random_state=seed % 1000)
+    settings_ = dict(
+        n_components=k,
+        covariance_type=covariance_type,
+        init_params=init_params,
+        reg_covar=reg_covar,
+        tol=0.0,
+        random_state=seed % 1000,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("ignore", UserWarning)  # the collapse warning, tested below
@@ -408,8 +442,11 @@ def test_a_component_that_loses_its_points_warns_instead_of_crashing():
 def test_reg_covar_keeps_a_component_on_a_single_point_positive_definite():
     X = np.vstack([X3, np.repeat([[20.0, 20.0, 20.0]], 5, axis=0)])
     # Every initial value given, so that no random k-means start can put component 0 on one point.
-    start = dict(means_init=np.vstack([X3.mean(axis=0), [20.0, 20.0, 20.0]]), weights_init=[0.5, 0.5],
-                 precisions_init=np.array([np.eye(3)] * 2))
+    start = dict(
+        means_init=np.vstack([X3.mean(axis=0), [20.0, 20.0, 20.0]]),
+        weights_init=[0.5, 0.5],
+        precisions_init=np.array([np.eye(3)] * 2),
+    )
     model = GaussianMixture(2, **start).fit(X)
     np.testing.assert_allclose(model.covariances_[1], 1e-6 * np.eye(3), rtol=1e-6, atol=1e-15)
     assert model.weights_[1] == pytest.approx(5 / 65)
@@ -423,8 +460,9 @@ def test_a_collapse_in_the_last_m_step_raises_like_one_mid_run():
     # score(X) then raised); now it raises what a fit that goes on raises.
     X = blobs(n=12, d=2, k=2, seed=0, spread=3.0)
     X[:4] = X[0]
-    settings_ = dict(n_components=3, covariance_type="diag", reg_covar=0.0, tol=0.0, init_params="random",
-                     random_state=0)
+    settings_ = dict(
+        n_components=3, covariance_type="diag", reg_covar=0.0, tol=0.0, init_params="random", random_state=0
+    )
     message = "covariance of component 0 is singular: feature 0 has variance 0 <= 0.*use reg_covar > 0"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -517,49 +555,66 @@ def warm_refit(X=X3, **changes):
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: GaussianMixture(5).fit(X3[:3]),
-         r"n_components=5\) needs at least 5 points, but X has 3; use n_components <= 3"),
+        (
+            lambda: GaussianMixture(5).fit(X3[:3]),
+            r"n_components=5\) needs at least 5 points, but X has 3; use n_components <= 3",
+        ),
         (lambda: GaussianMixture(2).fit(WITH_NAN), "GaussianMixture.fit contains NaN or infinite.*impute"),
         (lambda: GaussianMixture(2).fit(np.where(np.isnan(WITH_NAN), np.inf, X3)), "NaN or infinite"),
         (lambda: GaussianMixture(2).fit(X3[:, 0]), "(?s)Expected 2D array.*reshape\\(-1, 1\\)"),
-        (lambda: FITTED.predict(X3[:, :2]),
-         "X has 2 features, but GaussianMixture is expecting 3.*same columns"),
+        (lambda: FITTED.predict(X3[:, :2]), "X has 2 features, but GaussianMixture is expecting 3.*same columns"),
         (lambda: FITTED.score_samples([[0.0, np.nan, 0.0]]), "score_samples contains NaN or infinite"),
-        (lambda: GaussianMixture(2, covariance_type="ful").fit(X3),
-         "covariance_type must be one of 'full', 'tied', 'diag', 'spherical'; got 'ful'"),
+        (
+            lambda: GaussianMixture(2, covariance_type="ful").fit(X3),
+            "covariance_type must be one of 'full', 'tied', 'diag', 'spherical'; got 'ful'",
+        ),
         (lambda: GaussianMixture(2, init_params="kmean").fit(X3), "init_params must be one of 'kmeans'"),
         (lambda: GaussianMixture(0).fit(X3), "n_components must be an integer >= 1"),
         (lambda: GaussianMixture(2, reg_covar=-1.0).fit(X3), "reg_covar must be a finite number >= 0"),
         (lambda: GaussianMixture(2, tol=np.nan).fit(X3), "tol must be a finite number >= 0"),
         (lambda: GaussianMixture(2, max_iter=1.5).fit(X3), "max_iter must be an integer >= 0"),
-        (lambda: GaussianMixture(2, weights_init=[0.3, 0.3]).fit(X3),
-         "weights_init must be non-negative and sum"),
-        (lambda: GaussianMixture(2, means_init=np.zeros((3, 3))).fit(X3),
-         r"means_init has shape \(3, 3\), but n_components=2, 3 features .* need shape \(2, 3\)"),
-        (lambda: GaussianMixture(2, covariance_type="diag", precisions_init=np.ones((2, 3, 3))).fit(X3),
-         r"precisions_init has shape \(2, 3, 3\).*'diag' need shape \(2, 3\)"),
-        (lambda: GaussianMixture(2, precisions_init=np.zeros((2, 3, 3))).fit(X3),
-         r"precisions_init\[0\] is singular"),
+        (lambda: GaussianMixture(2, weights_init=[0.3, 0.3]).fit(X3), "weights_init must be non-negative and sum"),
+        (
+            lambda: GaussianMixture(2, means_init=np.zeros((3, 3))).fit(X3),
+            r"means_init has shape \(3, 3\), but n_components=2, 3 features .* need shape \(2, 3\)",
+        ),
+        (
+            lambda: GaussianMixture(2, covariance_type="diag", precisions_init=np.ones((2, 3, 3))).fit(X3),
+            r"precisions_init has shape \(2, 3, 3\).*'diag' need shape \(2, 3\)",
+        ),
+        (lambda: GaussianMixture(2, precisions_init=np.zeros((2, 3, 3))).fit(X3), r"precisions_init\[0\] is singular"),
         (lambda: FITTED.sample(0), "n_samples must be an integer >= 1"),
         (lambda: GaussianMixture(2).fit_predict(WITH_NAN), "GaussianMixture.fit contains NaN"),
         (lambda: GaussianMixture(2, warm_start="yes").fit(X3), "warm_start must be True or False; got 'yes'"),
         (lambda: GaussianMixture(2, verbose=-1).fit(X3), "verbose must be an integer >= 0"),
         (lambda: GaussianMixture(2, verbose=0.5).fit(X3), "verbose must be an integer >= 0"),
         (lambda: GaussianMixture(2, verbose_interval=0).fit(X3), "verbose_interval must be an integer >= 1"),
-        (lambda: GaussianMixture(2, weights_init=[0.5, 0.5 + 1e-7]).fit(X3),
-         r"weights_init must be non-negative and sum to one.*sum 1.0000001\)"),
+        (
+            lambda: GaussianMixture(2, weights_init=[0.5, 0.5 + 1e-7]).fit(X3),
+            r"weights_init must be non-negative and sum to one.*sum 1.0000001\)",
+        ),
         (lambda: GaussianMixture(2, weights_init=[1.5, -0.5]).fit(X3), "weights_init must be non-negative"),
-        (lambda: GaussianMixture(2, precisions_init=np.array([[[1.0, 0.5, 0], [0, 1, 0], [0, 0, 1]]] * 2)).fit(X3),
-         r"precisions_init must be symmetric.*\(P \+ P.T\) / 2"),
-        (lambda: GaussianMixture(2, covariance_type="tied", precisions_init=-np.eye(3)).fit(X3),
-         "precisions_init is singular or not positive definite"),
-        (lambda: GaussianMixture(2, covariance_type="diag", precisions_init=np.zeros((2, 3))).fit(X3),
-         "precisions_init must be positive"),
-        (lambda: GaussianMixture(2, covariance_type="spherical", precisions_init=[1.0, np.nan]).fit(X3),
-         "precisions_init contains NaN"),
-        (lambda: warm_refit(n_components=3),
-         "warm_start=True continues the previous fit, which had n_components=2 and covariance_type='full', "
-         "but the model now has n_components=3.*Set warm_start=False"),
+        (
+            lambda: GaussianMixture(2, precisions_init=np.array([[[1.0, 0.5, 0], [0, 1, 0], [0, 0, 1]]] * 2)).fit(X3),
+            r"precisions_init must be symmetric.*\(P \+ P.T\) / 2",
+        ),
+        (
+            lambda: GaussianMixture(2, covariance_type="tied", precisions_init=-np.eye(3)).fit(X3),
+            "precisions_init is singular or not positive definite",
+        ),
+        (
+            lambda: GaussianMixture(2, covariance_type="diag", precisions_init=np.zeros((2, 3))).fit(X3),
+            "precisions_init must be positive",
+        ),
+        (
+            lambda: GaussianMixture(2, covariance_type="spherical", precisions_init=[1.0, np.nan]).fit(X3),
+            "precisions_init contains NaN",
+        ),
+        (
+            lambda: warm_refit(n_components=3),
+            "warm_start=True continues the previous fit, which had n_components=2 and covariance_type='full', "
+            "but the model now has n_components=3.*Set warm_start=False",
+        ),
         (lambda: warm_refit(covariance_type="diag"), "which had n_components=2 and covariance_type='full'"),
         (lambda: warm_refit(X=X3[:, :2]), "X has 2 features, but GaussianMixture is expecting 3"),
     ],
@@ -577,8 +632,13 @@ def test_predict_before_fit():
 # --------------------------------------------------------------------------- the estimator protocol
 
 
-@parametrize_with_checks([GaussianMixture(), GaussianMixture(2, covariance_type="diag", random_state=0),
-                          GaussianMixture(2, covariance_type="tied", init_params="random", random_state=0)])
+@parametrize_with_checks(
+    [
+        GaussianMixture(),
+        GaussianMixture(2, covariance_type="diag", random_state=0),
+        GaussianMixture(2, covariance_type="tied", init_params="random", random_state=0),
+    ]
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -594,8 +654,15 @@ def test_old_faithful_best_of_restarts_is_no_worse_than_sklearn(n_components, co
 
     X = load_old_faithful()
     X = (X - X.mean(axis=0)) / X.std(axis=0)
-    settings_ = dict(n_components=n_components, covariance_type=covariance_type, init_params=init_params,
-                     n_init=10, tol=1e-6, max_iter=1000, random_state=0)
+    settings_ = dict(
+        n_components=n_components,
+        covariance_type=covariance_type,
+        init_params=init_params,
+        n_init=10,
+        tol=1e-6,
+        max_iter=1000,
+        random_state=0,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         ours = GaussianMixture(**settings_).fit(X)

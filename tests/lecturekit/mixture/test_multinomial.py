@@ -26,7 +26,7 @@ def documents(n_labeled=30, n_unlabeled=200, n_features=40, n_classes=3, seed=0,
     y = rng.integers(n_classes, size=n)
     y[:n_classes] = np.arange(n_classes)[:n]  # every class labelled at least once
     lengths = rng.integers(1, 2 * length, size=n)
-    X = np.array([rng.multinomial(m, theta[c]) for m, c in zip(lengths, y)])
+    X = np.array([rng.multinomial(m, theta[c]) for m, c in zip(lengths, y, strict=True)])
     return X[:n_labeled], y[:n_labeled], X[n_labeled:], y[n_labeled:]
 
 
@@ -107,13 +107,19 @@ def test_history_is_the_map_objective_at_each_iterations_parameters():
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31), n_labeled=st.integers(3, 30), n_unlabeled=st.integers(1, 100),
-       n_classes=st.integers(2, 4), alpha=st.sampled_from([1e-3, 0.1, 1.0, 5.0]),
-       weight=st.sampled_from([0.01, 0.3, 1.0, 4.0]), sparse=st.booleans())
-def test_semi_supervised_objective_never_decreases(seed, n_labeled, n_unlabeled, n_classes, alpha, weight,
-                                                   sparse):
-    X_l, y_l, X_u, _ = documents(n_labeled=max(n_labeled, n_classes), n_unlabeled=n_unlabeled,
-                                 n_features=15, n_classes=n_classes, seed=seed)
+@given(
+    seed=st.integers(0, 2**31),
+    n_labeled=st.integers(3, 30),
+    n_unlabeled=st.integers(1, 100),
+    n_classes=st.integers(2, 4),
+    alpha=st.sampled_from([1e-3, 0.1, 1.0, 5.0]),
+    weight=st.sampled_from([0.01, 0.3, 1.0, 4.0]),
+    sparse=st.booleans(),
+)
+def test_semi_supervised_objective_never_decreases(seed, n_labeled, n_unlabeled, n_classes, alpha, weight, sparse):
+    X_l, y_l, X_u, _ = documents(
+        n_labeled=max(n_labeled, n_classes), n_unlabeled=n_unlabeled, n_features=15, n_classes=n_classes, seed=seed
+    )
     if sparse:
         X_l, X_u = sp.csr_matrix(X_l), sp.csc_matrix(X_u)
     with warnings.catch_warnings():
@@ -129,8 +135,9 @@ def test_semi_supervised_objective_never_decreases(seed, n_labeled, n_unlabeled,
 
 
 def test_unlabelled_documents_help_when_labels_are_scarce():
-    X_l, y_l, X_u, y_u = documents(n_labeled=3, n_unlabeled=600, n_features=60, n_classes=3, seed=3, length=10,
-                                   concentration=1.0)
+    X_l, y_l, X_u, y_u = documents(
+        n_labeled=3, n_unlabeled=600, n_features=60, n_classes=3, seed=3, length=10, concentration=1.0
+    )
     supervised = np.mean(MultinomialNB().fit(X_l, y_l).predict(X_u) == y_u)
     semi = np.mean(SemiSupervisedNB().fit(X_l, y_l, X_u).predict(X_u) == y_u)
     assert semi > supervised + 0.25 and semi > 0.85, (supervised, semi)  # 0.50 and 0.89
@@ -157,21 +164,32 @@ def test_not_converging_warns():
         SemiSupervisedNB(max_iter=1, tol=0.0).fit(X_L, Y_L, X_U)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: SemiSupervisedNB(alpha=0.0).fit(X_L, Y_L, X_U), "alpha must be a finite number > 0"),
-    (lambda: SemiSupervisedNB(alpha=-1).fit(X_L, Y_L), "alpha must be a finite number > 0"),
-    (lambda: SemiSupervisedNB(unlabeled_weight=-0.5).fit(X_L, Y_L, X_U), "unlabeled_weight must be a finite number >= 0"),
-    (lambda: SemiSupervisedNB(unlabeled_weight=np.nan).fit(X_L, Y_L, X_U), "unlabeled_weight must be"),
-    (lambda: SemiSupervisedNB(max_iter=-1).fit(X_L, Y_L, X_U), "max_iter must be an integer >= 0"),
-    (lambda: SemiSupervisedNB(tol=-1.0).fit(X_L, Y_L, X_U), "tol must be a finite number >= 0"),
-    (lambda: SemiSupervisedNB().fit(X_L, Y_L, X_U[:, :-1]),
-     r"X_unlabeled: X has 39 features, but SemiSupervisedNB is expecting 40.*same columns"),
-    (lambda: SemiSupervisedNB().fit(X_L, Y_L, np.where(X_U > 3, np.nan, X_U)), "X_unlabeled: X passed to .*NaN"),
-    (lambda: SemiSupervisedNB().fit(X_L, Y_L, -X_U), "X_unlabeled: Negative values in data passed to SemiSupervisedNB"),
-    (lambda: SemiSupervisedNB().fit(-X_L, Y_L, X_U), "Negative values in data passed to SemiSupervisedNB"),
-    (lambda: SemiSupervisedNB().fit(X_L, np.zeros(len(X_L)), X_U), "needs at least two classes"),
-    (lambda: SemiSupervisedNB().fit(X_L, Y_L[:-1], X_U), "inconsistent numbers of samples"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: SemiSupervisedNB(alpha=0.0).fit(X_L, Y_L, X_U), "alpha must be a finite number > 0"),
+        (lambda: SemiSupervisedNB(alpha=-1).fit(X_L, Y_L), "alpha must be a finite number > 0"),
+        (
+            lambda: SemiSupervisedNB(unlabeled_weight=-0.5).fit(X_L, Y_L, X_U),
+            "unlabeled_weight must be a finite number >= 0",
+        ),
+        (lambda: SemiSupervisedNB(unlabeled_weight=np.nan).fit(X_L, Y_L, X_U), "unlabeled_weight must be"),
+        (lambda: SemiSupervisedNB(max_iter=-1).fit(X_L, Y_L, X_U), "max_iter must be an integer >= 0"),
+        (lambda: SemiSupervisedNB(tol=-1.0).fit(X_L, Y_L, X_U), "tol must be a finite number >= 0"),
+        (
+            lambda: SemiSupervisedNB().fit(X_L, Y_L, X_U[:, :-1]),
+            r"X_unlabeled: X has 39 features, but SemiSupervisedNB is expecting 40.*same columns",
+        ),
+        (lambda: SemiSupervisedNB().fit(X_L, Y_L, np.where(X_U > 3, np.nan, X_U)), "X_unlabeled: X passed to .*NaN"),
+        (
+            lambda: SemiSupervisedNB().fit(X_L, Y_L, -X_U),
+            "X_unlabeled: Negative values in data passed to SemiSupervisedNB",
+        ),
+        (lambda: SemiSupervisedNB().fit(-X_L, Y_L, X_U), "Negative values in data passed to SemiSupervisedNB"),
+        (lambda: SemiSupervisedNB().fit(X_L, np.zeros(len(X_L)), X_U), "needs at least two classes"),
+        (lambda: SemiSupervisedNB().fit(X_L, Y_L[:-1], X_U), "inconsistent numbers of samples"),
+    ],
+)
 def test_semi_supervised_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
@@ -205,7 +223,7 @@ def test_mixture_score_samples_is_the_multinomial_log_pmf_without_the_coefficien
     model = MultinomialMixture(3, random_state=0).fit(X_U)
     n = X_U.sum(axis=1)
     theta = np.exp(model.feature_log_prob_)
-    pmf = sum(w * multinomial.pmf(X_U, n, t / t.sum()) for w, t in zip(model.weights_, theta))
+    pmf = sum(w * multinomial.pmf(X_U, n, t / t.sum()) for w, t in zip(model.weights_, theta, strict=True))
     coefficient = gammaln(n + 1) - gammaln(X_U + 1).sum(axis=1)
     np.testing.assert_allclose(model.score_samples(X_U), np.log(pmf) - coefficient, rtol=1e-10)
     assert model.score(X_U) == pytest.approx(np.mean(np.log(pmf) - coefficient), rel=1e-10)
@@ -213,14 +231,20 @@ def test_mixture_score_samples_is_the_multinomial_log_pmf_without_the_coefficien
 
 
 @settings(max_examples=50, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(2, 80), k=st.integers(1, 4),
-       alpha=st.sampled_from([1e-3, 0.1, 1.0]), init_params=st.sampled_from(["random", "random_from_data"]))
+@given(
+    seed=st.integers(0, 2**31),
+    n=st.integers(2, 80),
+    k=st.integers(1, 4),
+    alpha=st.sampled_from([1e-3, 0.1, 1.0]),
+    init_params=st.sampled_from(["random", "random_from_data"]),
+)
 def test_mixture_objective_never_decreases(seed, n, k, alpha, init_params):
     _, _, X, _ = documents(n_labeled=0, n_unlabeled=max(n, k), n_features=12, n_classes=3, seed=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = MultinomialMixture(k, alpha=alpha, max_iter=25, tol=0.0, init_params=init_params,
-                                   random_state=seed % 1000).fit(X)
+        model = MultinomialMixture(
+            k, alpha=alpha, max_iter=25, tol=0.0, init_params=init_params, random_state=seed % 1000
+        ).fit(X)
     history = model.history_
     assert np.all(np.isfinite(history))
     assert np.all(np.diff(history) >= -1e-12 * np.abs(history[:-1]))
@@ -233,16 +257,22 @@ def test_more_restarts_never_end_lower():
     assert several.lower_bound_ >= single.lower_bound_  # the first restart is the single fit
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: MultinomialMixture(300).fit(X_U), "needs at least 300 documents, but X has 200"),
-    (lambda: MultinomialMixture(0).fit(X_U), "n_components must be an integer >= 1"),
-    (lambda: MultinomialMixture(2, alpha=0).fit(X_U), "alpha must be a finite number > 0"),
-    (lambda: MultinomialMixture(2, init_params="kmeans").fit(X_U), "init_params must be 'random' or"),
-    (lambda: MultinomialMixture(2, n_init=0).fit(X_U), "n_init must be an integer >= 1"),
-    (lambda: MultinomialMixture(2).fit(np.where(X_U > 3, np.nan, X_U)), "contains NaN or infinite values"),
-    (lambda: MultinomialMixture(2).fit(-X_U), "Negative values in data passed to MultinomialMixture.fit"),
-    (lambda: MultinomialMixture(2).fit(X_U).predict(X_U[:, 1:]), "X has 39 features, but MultinomialMixture is expecting 40"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: MultinomialMixture(300).fit(X_U), "needs at least 300 documents, but X has 200"),
+        (lambda: MultinomialMixture(0).fit(X_U), "n_components must be an integer >= 1"),
+        (lambda: MultinomialMixture(2, alpha=0).fit(X_U), "alpha must be a finite number > 0"),
+        (lambda: MultinomialMixture(2, init_params="kmeans").fit(X_U), "init_params must be 'random' or"),
+        (lambda: MultinomialMixture(2, n_init=0).fit(X_U), "n_init must be an integer >= 1"),
+        (lambda: MultinomialMixture(2).fit(np.where(X_U > 3, np.nan, X_U)), "contains NaN or infinite values"),
+        (lambda: MultinomialMixture(2).fit(-X_U), "Negative values in data passed to MultinomialMixture.fit"),
+        (
+            lambda: MultinomialMixture(2).fit(X_U).predict(X_U[:, 1:]),
+            "X has 39 features, but MultinomialMixture is expecting 40",
+        ),
+    ],
+)
 def test_mixture_bad_input(call, message):
     with pytest.raises(ValueError, match=message):
         call()
@@ -255,17 +285,26 @@ def test_mixture_predict_before_fit():
 
 def expected_failed_checks(estimator):
     if isinstance(estimator, SemiSupervisedNB):
-        return {"check_non_transformer_estimators_n_iter":
-                "fit(X, y) without unlabelled documents runs no EM iteration, so n_iter_ is 0"}
+        return {
+            "check_non_transformer_estimators_n_iter": "fit(X, y) without unlabelled documents runs no EM iteration, "
+            "so n_iter_ is 0"
+        }
     # scikit-learn's sparse checks read classifier tags from any estimator with predict_proba;
     # MultinomialMixture is a density model (sparse input is tested above).
-    return {"check_estimator_sparse_array": "reads classifier tags of a density model",
-            "check_estimator_sparse_matrix": "reads classifier tags of a density model"}
+    return {
+        "check_estimator_sparse_array": "reads classifier tags of a density model",
+        "check_estimator_sparse_matrix": "reads classifier tags of a density model",
+    }
 
 
-@parametrize_with_checks([SemiSupervisedNB(), SemiSupervisedNB(alpha=0.1, unlabeled_weight=0.5),
-                          MultinomialMixture(random_state=0), MultinomialMixture(3, init_params="random_from_data",
-                                                                                  random_state=0)],
-                         expected_failed_checks=expected_failed_checks)
+@parametrize_with_checks(
+    [
+        SemiSupervisedNB(),
+        SemiSupervisedNB(alpha=0.1, unlabeled_weight=0.5),
+        MultinomialMixture(random_state=0),
+        MultinomialMixture(3, init_params="random_from_data", random_state=0),
+    ],
+    expected_failed_checks=expected_failed_checks,
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

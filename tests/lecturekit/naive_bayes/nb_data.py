@@ -15,8 +15,15 @@ from lecturekit import naive_bayes
 MODELS = [getattr(naive_bayes, name) for name in naive_bayes.__all__ if isinstance(getattr(naive_bayes, name), type)]
 
 
-def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0, *, empty: int = 3,
-           class_weights: np.ndarray | None = None):
+def counts(
+    n: int = 150,
+    d: int = 30,
+    n_classes: int = 4,
+    seed: int = 0,
+    *,
+    empty: int = 3,
+    class_weights: np.ndarray | None = None,
+):
     """Word counts whose rates depend on the class, every class present, the first ``empty`` rows all zero.
 
     The labels beyond one per class are uniform (``rng.integers``), or drawn with probabilities

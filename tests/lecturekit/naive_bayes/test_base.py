@@ -17,17 +17,25 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from .nb_data import FORMATS as ALL_FORMATS
-from .nb_data import IRIS_X, IRIS_Y, MODELS, X_COUNTS, X_TEST, Y_COUNTS, NoDensify, bad_inputs
-from .nb_data import counts as documents
 from scipy.special import softmax
 from sklearn import naive_bayes as reference
 from sklearn.datasets import load_iris, load_wine
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from lecturekit.naive_bayes import bernoulli, multinomial
-from lecturekit.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
+from lecturekit.naive_bayes import (
+    BernoulliNB,
+    CategoricalNB,
+    ComplementNB,
+    GaussianNB,
+    MultinomialNB,
+    bernoulli,
+    multinomial,
+)
+
+from .nb_data import FORMATS as ALL_FORMATS
+from .nb_data import IRIS_X, IRIS_Y, MODELS, X_COUNTS, X_TEST, Y_COUNTS, NoDensify, bad_inputs
+from .nb_data import counts as documents
 
 # --------------------------------------------------------------------------- every model: scikit-learn agreement
 #
@@ -60,14 +68,14 @@ def test_discrete_models_equal_scikit_learn(ours_class, theirs_class, params, fm
         np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=0, atol=1e-8)
     for data in (X, X_test):
         np.testing.assert_allclose(ours.predict_proba(data), theirs.predict_proba(data), rtol=0, atol=1e-8)
-        np.testing.assert_allclose(ours.predict_joint_log_proba(data), theirs.predict_joint_log_proba(data),
-                                   rtol=1e-10, atol=1e-8)
+        np.testing.assert_allclose(
+            ours.predict_joint_log_proba(data), theirs.predict_joint_log_proba(data), rtol=1e-10, atol=1e-8
+        )
         np.testing.assert_array_equal(ours.predict(data), theirs.predict(data))
 
 
 def test_tiny_alpha_is_clipped_with_a_warning_unless_forced():
-    for ours_class, theirs_class in ((MultinomialNB, reference.MultinomialNB),
-                                     (BernoulliNB, reference.BernoulliNB)):
+    for ours_class, theirs_class in ((MultinomialNB, reference.MultinomialNB), (BernoulliNB, reference.BernoulliNB)):
         with pytest.warns(UserWarning, match="alpha too small.*force_alpha=True"):
             ours = ours_class(alpha=0.0, force_alpha=False).fit(X_COUNTS, Y_COUNTS)
         with pytest.warns(UserWarning, match="alpha too small"):
@@ -115,9 +123,11 @@ def test_partial_fit_in_batches_equals_fit(model, fmt):
     streamed.partial_fit(X[first], y[first], classes=np.unique(y))
     for batch in np.array_split(rest, 4):
         streamed.partial_fit(X[batch], y[batch])
-    names = (["theta_", "var_", "class_prior_", "class_log_prior_", "class_count_"]
-             if isinstance(model, GaussianNB)
-             else ["class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_"])
+    names = (
+        ["theta_", "var_", "class_prior_", "class_log_prior_", "class_count_"]
+        if isinstance(model, GaussianNB)
+        else ["class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_"]
+    )
     for name in names:
         np.testing.assert_allclose(getattr(streamed, name), getattr(whole, name), rtol=1e-10, atol=1e-12)
     if isinstance(model, GaussianNB):
@@ -159,10 +169,16 @@ EXPECTED_FAILURES = {
 }
 
 
-@parametrize_with_checks([model() for model in MODELS]
-                         + [MultinomialNB(alpha=0.1), BernoulliNB(binarize=0.5), ComplementNB(alpha=0.1, norm=True),
-                            CategoricalNB(alpha=0.1, min_categories=3)],
-                         expected_failed_checks=lambda estimator: EXPECTED_FAILURES.get(type(estimator).__name__, {}))
+@parametrize_with_checks(
+    [model() for model in MODELS]
+    + [
+        MultinomialNB(alpha=0.1),
+        BernoulliNB(binarize=0.5),
+        ComplementNB(alpha=0.1, norm=True),
+        CategoricalNB(alpha=0.1, min_categories=3),
+    ],
+    expected_failed_checks=lambda estimator: EXPECTED_FAILURES.get(type(estimator).__name__, {}),
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -186,8 +202,12 @@ def random_sparse(rng: np.random.Generator, n: int, d: int, density: float) -> s
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), alpha=st.sampled_from([1e-10, 0.01, 1.0, 3.0]),
-       n_classes=st.integers(2, 4), model_class=st.sampled_from([MultinomialNB, BernoulliNB]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    alpha=st.sampled_from([1e-10, 0.01, 1.0, 3.0]),
+    n_classes=st.integers(2, 4),
+    model_class=st.sampled_from([MultinomialNB, BernoulliNB]),
+)
 def test_probabilities_are_distributions_with_100000_features(seed, alpha, n_classes, model_class):
     rng = np.random.default_rng(seed)
     d = 100_000
@@ -206,8 +226,11 @@ def test_probabilities_are_distributions_with_100000_features(seed, alpha, n_cla
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), model_class=st.sampled_from([MultinomialNB, BernoulliNB, GaussianNB]),
-       sparse=st.booleans())
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    model_class=st.sampled_from([MultinomialNB, BernoulliNB, GaussianNB]),
+    sparse=st.booleans(),
+)
 def test_permuting_features_permutes_estimates_and_keeps_predictions(seed, model_class, sparse):
     X, y = documents(n=60, d=12, n_classes=3, seed=seed % 1000)
     X = X.astype(float) + (np.random.default_rng(seed).normal(size=X.shape) if model_class is GaussianNB else 0)
@@ -218,14 +241,16 @@ def test_permuting_features_permutes_estimates_and_keeps_predictions(seed, model
     names = ["theta_", "var_"] if model_class is GaussianNB else ["feature_log_prob_", "feature_count_"]
     for name in names:
         np.testing.assert_allclose(getattr(permuted, name), getattr(model, name)[:, permutation], rtol=1e-12)
-    np.testing.assert_allclose(permuted.predict_proba(X[:, permutation]), model.predict_proba(X),
-                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(permuted.predict_proba(X[:, permutation]), model.predict_proba(X), rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(permuted.predict(X[:, permutation]), model.predict(X))
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), alpha=st.sampled_from([0.01, 0.5, 1.0, 2.0]),
-       model_class=st.sampled_from([MultinomialNB, BernoulliNB]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    alpha=st.sampled_from([0.01, 0.5, 1.0, 2.0]),
+    model_class=st.sampled_from([MultinomialNB, BernoulliNB]),
+)
 def test_duplicating_the_training_set(seed, alpha, model_class):
     # Duplicating doubles every count. The MLE (alpha = 0) is a ratio of counts, so it does not
     # change; an add-alpha estimate does, because the pseudo-counts now weigh half as much:
@@ -245,8 +270,9 @@ def test_duplicating_the_training_set(seed, alpha, model_class):
     # never seen in a class) stays -inf.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        mle, mle_doubled = (model_class(alpha=0.0).fit(data, labels)
-                            for data, labels in ((X, y), (doubled_X, doubled_y)))
+        mle, mle_doubled = (
+            model_class(alpha=0.0).fit(data, labels) for data, labels in ((X, y), (doubled_X, doubled_y))
+        )
     assume_words = mle.feature_count_.sum(axis=1) > 0
     assert np.all(assume_words)  # every class has at least one word in documents()
     np.testing.assert_allclose(mle_doubled.feature_log_prob_, mle.feature_log_prob_, rtol=1e-12)
@@ -265,8 +291,9 @@ def test_an_empty_document_is_classified_by_the_prior_alone():
     # Under the Bernoulli model an empty document is evidence: every word is absent.
     model = BernoulliNB().fit(X_COUNTS, Y_COUNTS)
     absent = np.log1p(-np.exp(model.feature_log_prob_)).sum(axis=1)
-    np.testing.assert_allclose(model.predict_proba(sp.csr_matrix(empty))[0],
-                               softmax(model.class_log_prior_ + absent), rtol=1e-10)
+    np.testing.assert_allclose(
+        model.predict_proba(sp.csr_matrix(empty))[0], softmax(model.class_log_prior_ + absent), rtol=1e-10
+    )
 
 
 def test_alpha_zero_with_unseen_words_gives_no_nan():
@@ -314,8 +341,10 @@ NEGATIVE, WITH_NAN = bad_inputs(X_COUNTS)
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: MultinomialNB().fit(NEGATIVE, Y_COUNTS), "Negative values in data passed to MultinomialNB"
-                                                           ".*counts must be >= 0"),
+        (
+            lambda: MultinomialNB().fit(NEGATIVE, Y_COUNTS),
+            "Negative values in data passed to MultinomialNB.*counts must be >= 0",
+        ),
         (lambda: MultinomialNB().fit(sp.csr_matrix(NEGATIVE), Y_COUNTS), "counts must be >= 0"),
         (lambda: FITTED_M.partial_fit(NEGATIVE, Y_COUNTS), "counts must be >= 0"),
         (lambda: MultinomialNB().fit(WITH_NAN, Y_COUNTS), "contains NaN or infinite values.*impute"),
@@ -326,19 +355,27 @@ NEGATIVE, WITH_NAN = bad_inputs(X_COUNTS)
         (lambda: MultinomialNB().fit(X_COUNTS, np.zeros(150)), "at least two classes.*only one class \\(0.0\\)"),
         (lambda: GaussianNB().fit(IRIS_X, ["a"] * 150), "at least two classes.*'a'.*Add examples"),
         (lambda: BernoulliNB().partial_fit(X_COUNTS, Y_COUNTS * 0, classes=[0]), "at least two classes"),
-        (lambda: FITTED_M.predict(X_COUNTS[:, :5]), "X has 5 features, but MultinomialNB is expecting 30"
-                                                    ".*same columns"),
+        (
+            lambda: FITTED_M.predict(X_COUNTS[:, :5]),
+            "X has 5 features, but MultinomialNB is expecting 30.*same columns",
+        ),
         (lambda: FITTED_B.predict_proba(sp.csr_matrix(X_COUNTS[:, :5])), "expecting 30 features"),
         (lambda: FITTED_G.predict_proba(IRIS_X[:, :3]), "expecting 4 features"),
-        (lambda: MultinomialNB().fit(X_COUNTS, Y_COUNTS).partial_fit(X_COUNTS[:, :5], Y_COUNTS),
-         "X has 5 features, but MultinomialNB is expecting 30"),
+        (
+            lambda: MultinomialNB().fit(X_COUNTS, Y_COUNTS).partial_fit(X_COUNTS[:, :5], Y_COUNTS),
+            "X has 5 features, but MultinomialNB is expecting 30",
+        ),
         (lambda: GaussianNB().fit(IRIS_X, IRIS_Y).partial_fit(IRIS_X[:, :3], IRIS_Y), "expecting 4 features"),
-        (lambda: MultinomialNB().fit(X_COUNTS, Y_COUNTS).partial_fit(X_COUNTS[:2], [0, 9]),
-         "label\\(s\\) \\[9\\] that are not among the classes \\[0, 1, 2, 3\\].*classes="),
+        (
+            lambda: MultinomialNB().fit(X_COUNTS, Y_COUNTS).partial_fit(X_COUNTS[:2], [0, 9]),
+            "label\\(s\\) \\[9\\] that are not among the classes \\[0, 1, 2, 3\\].*classes=",
+        ),
         (lambda: GaussianNB().partial_fit(IRIS_X, IRIS_Y, classes=[0, 1]), "\\[2\\] that are not among"),
         (lambda: MultinomialNB().partial_fit(X_COUNTS, Y_COUNTS), "classes must be passed on the first call"),
-        (lambda: MultinomialNB().fit(X_COUNTS, Y_COUNTS).partial_fit(X_COUNTS, Y_COUNTS, classes=[0, 1]),
-         "differs from classes_"),
+        (
+            lambda: MultinomialNB().fit(X_COUNTS, Y_COUNTS).partial_fit(X_COUNTS, Y_COUNTS, classes=[0, 1]),
+            "differs from classes_",
+        ),
         (lambda: MultinomialNB(alpha=-1.0).fit(X_COUNTS, Y_COUNTS), "alpha .* must be a finite number >= 0"),
         (lambda: BernoulliNB(alpha=-0.5).fit(X_COUNTS, Y_COUNTS), "alpha .* >= 0; got -0.5"),
         (lambda: MultinomialNB(alpha="1").fit(X_COUNTS, Y_COUNTS), "alpha .* must be a finite number"),

@@ -13,16 +13,17 @@ import warnings
 from contextlib import nullcontext
 
 import hypothesis.strategies as st
-from . import nb_data
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from .nb_data import SCIPY_FORMATS
 from sklearn import naive_bayes as reference
 
 from lecturekit.estimation import add_k
 from lecturekit.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB
+
+from . import nb_data
+from .nb_data import SCIPY_FORMATS
 
 FORMATS = SCIPY_FORMATS
 DISCRETE_ATTRIBUTES = ("class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_")
@@ -52,10 +53,8 @@ def weights(n: int, seed: int = 0, integer: bool = False):
 
 def assert_same_model(ours, theirs, names, X_test, rtol=1e-8, atol=1e-10):
     for name in names:
-        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=rtol, atol=atol,
-                                   err_msg=name)
-    np.testing.assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-8,
-                               atol=1e-10)
+        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=rtol, atol=atol, err_msg=name)
+    np.testing.assert_allclose(ours.predict_proba(X_test), theirs.predict_proba(X_test), rtol=1e-8, atol=1e-10)
 
 
 # --------------------------------------------------------------------------- sample_weight
@@ -132,8 +131,11 @@ def fit_both(model, X, y, w):
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), fmt=st.sampled_from(list(FORMATS)),
-       model=st.sampled_from([MultinomialNB(alpha=0.5), BernoulliNB(binarize=1.0)]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    fmt=st.sampled_from(list(FORMATS)),
+    model=st.sampled_from([MultinomialNB(alpha=0.5), BernoulliNB(binarize=1.0)]),
+)
 def test_an_integer_weight_equals_repeating_the_row(seed, fmt, model):
     X, y = counts(n=40, d=12, seed=seed % 1000)
     w = weights(40, seed=seed, integer=True)
@@ -150,14 +152,18 @@ def test_an_integer_weight_equals_repeating_the_row_for_gaussians(seed):
     weighted, repeated = fit_both(GaussianNB(), X, y, weights(30, seed=seed, integer=True))
     np.testing.assert_allclose(weighted.class_count_, repeated.class_count_, rtol=1e-12)
     np.testing.assert_allclose(weighted.theta_, repeated.theta_, rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(weighted.var_ - weighted.epsilon_, repeated.var_ - repeated.epsilon_,
-                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        weighted.var_ - weighted.epsilon_, repeated.var_ - repeated.epsilon_, rtol=1e-9, atol=1e-12
+    )
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n_batches=st.integers(2, 6),
-       model=st.sampled_from([MultinomialNB(alpha=0.2), BernoulliNB(), GaussianNB()]),
-       sparse=st.booleans())
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_batches=st.integers(2, 6),
+    model=st.sampled_from([MultinomialNB(alpha=0.2), BernoulliNB(), GaussianNB()]),
+    sparse=st.booleans(),
+)
 def test_weighted_partial_fit_in_batches_equals_fit(seed, n_batches, model, sparse):
     gaussian = isinstance(model, GaussianNB)
     X, y = points(n=60, seed=seed % 1000) if gaussian else counts(n=60, d=15, seed=seed % 1000)
@@ -176,8 +182,10 @@ def test_weighted_partial_fit_in_batches_equals_fit(seed, n_batches, model, spar
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1),
-       model=st.sampled_from([MultinomialNB(alpha=0.7), BernoulliNB(), GaussianNB(var_smoothing=0.0)]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    model=st.sampled_from([MultinomialNB(alpha=0.7), BernoulliNB(), GaussianNB(var_smoothing=0.0)]),
+)
 def test_a_zero_weight_drops_the_row_and_scaling_the_weights_of_a_gaussian_changes_nothing(seed, model):
     gaussian = isinstance(model, GaussianNB)
     X, y = points(n=45, seed=seed % 1000) if gaussian else counts(n=45, d=10, seed=seed % 1000)
@@ -226,8 +234,10 @@ X_BAD, Y_BAD = counts(n=10, d=4)
 def test_bad_sample_weight_gets_a_clear_error(model, sample_weight, message, method):
     fit = getattr(type(model)(), method)
     extra = {"classes": [0, 1, 2]} if method == "partial_fit" else {}
-    with pytest.raises(ValueError, match=f"sample_weight passed to {type(model).__name__}.{method} "
-                                         f"{message}.*Give one finite weight >= 0 per row"):
+    with pytest.raises(
+        ValueError,
+        match=f"sample_weight passed to {type(model).__name__}.{method} {message}.*Give one finite weight >= 0 per row",
+    ):
         fit(X_BAD, Y_BAD, sample_weight=sample_weight, **extra)
 
 
@@ -277,8 +287,12 @@ def test_bernoulli_alpha_array_equals_the_formula_and_scikit_learns_scores(fmt, 
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), value=st.sampled_from([0.01, 0.5, 1.0, 4.0]),
-       model_class=st.sampled_from([MultinomialNB, BernoulliNB]), d=st.sampled_from([8, 200]))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    value=st.sampled_from([0.01, 0.5, 1.0, 4.0]),
+    model_class=st.sampled_from([MultinomialNB, BernoulliNB]),
+    d=st.sampled_from([8, 200]),
+)
 def test_a_constant_alpha_array_equals_the_number(seed, value, model_class, d):
     X, y = counts(n=40, d=d, seed=seed % 1000)
     X = sp.csr_matrix(X)
@@ -317,8 +331,7 @@ def test_add_k_takes_one_pseudo_count_per_entry():
     np.testing.assert_array_equal(add_k(counts_, np.full(3, 0.5), axis=1), add_k(counts_, 0.5, axis=1))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # log 0 = -inf quietly
-        np.testing.assert_allclose(add_k(counts_, k, axis=1, log=True), np.log(add_k(counts_, k, axis=1)),
-                                   rtol=1e-14)
+        np.testing.assert_allclose(add_k(counts_, k, axis=1, log=True), np.log(add_k(counts_, k, axis=1)), rtol=1e-14)
     with pytest.raises(ValueError, match="k of shape \\(2,\\) does not broadcast against counts of shape"):
         add_k(counts_, [1.0, 2.0], axis=1)
     with pytest.raises(ValueError, match="k is a pseudo-count and must be a finite number >= 0"):
@@ -333,8 +346,10 @@ def test_add_k_takes_one_pseudo_count_per_entry():
     [
         (np.ones(24), "one per feature, but got an array of shape \\(24,\\) for X with 25 features"),
         (np.ones((1, 25)), "an array of shape \\(1, 25\\) for X with 25 features"),
-        (np.r_[np.ones(3), -1.0, np.ones(21)], "one per feature\\) and must be a finite number >= 0; "
-                                               "got -1.0 at index 3 of the array"),
+        (
+            np.r_[np.ones(3), -1.0, np.ones(21)],
+            "one per feature\\) and must be a finite number >= 0; got -1.0 at index 3 of the array",
+        ),
         (np.r_[np.nan, np.ones(24)], "must be a finite number >= 0.*got nan at index 0"),
         (np.r_[np.inf, np.ones(24)], "must be a finite number >= 0.*got inf at index 0"),
         (-0.5, "must be a finite number >= 0.*got -0.5\\."),
@@ -344,6 +359,9 @@ def test_add_k_takes_one_pseudo_count_per_entry():
 )
 def test_bad_alpha_gets_a_clear_error(model_class, alpha, message):
     X, y = counts()
-    with pytest.raises(ValueError, match=f"alpha is the pseudo-count.*{message}.*one pseudo-count >= 0 "
-                                         f"per feature \\(an array of length n_features = 25\\)"):
+    with pytest.raises(
+        ValueError,
+        match=f"alpha is the pseudo-count.*{message}.*one pseudo-count >= 0 "
+        f"per feature \\(an array of length n_features = 25\\)",
+    ):
         model_class(alpha=alpha).fit(X, y)

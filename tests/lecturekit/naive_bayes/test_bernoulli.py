@@ -10,10 +10,11 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from .nb_data import FORMATS, X_COUNTS, Y_COUNTS, counts
 from sklearn import naive_bayes as reference
 
 from lecturekit.naive_bayes import BernoulliNB
+
+from .nb_data import FORMATS, X_COUNTS, Y_COUNTS, counts
 
 # --------------------------------------------------------------------------- agreement with scikit-learn
 

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from sklearn import naive_bayes as reference
 from sklearn.exceptions import NotFittedError
 
-from lecturekit.naive_bayes.categorical import CategoricalNB
 from lecturekit.naive_bayes import CategoricalNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
+from lecturekit.naive_bayes.categorical import CategoricalNB
 
 from .nb_agreement import assert_keeps_column_names, clear_winner
 from .nb_data import bad_inputs
@@ -67,13 +67,14 @@ def assert_same_model(ours, theirs, data_sets, atol=1e-8, n_categories=True):
         np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-12, atol=atol, err_msg=name)
     for name in ("category_count_", "feature_log_prob_"):
         assert len(getattr(ours, name)) == len(getattr(theirs, name))
-        for mine, other in zip(getattr(ours, name), getattr(theirs, name)):
+        for mine, other in zip(getattr(ours, name), getattr(theirs, name), strict=True):
             np.testing.assert_allclose(mine, other, rtol=1e-12, atol=atol, err_msg=name)
     for X in data_sets:
         np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=0, atol=atol)
         np.testing.assert_allclose(ours.predict_log_proba(X), theirs.predict_log_proba(X), rtol=1e-10, atol=atol)
-        np.testing.assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
-                                   rtol=1e-10, atol=atol)
+        np.testing.assert_allclose(
+            ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X), rtol=1e-10, atol=atol
+        )
         np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
 
 
@@ -97,7 +98,8 @@ def test_sample_weight_equals_scikit_learn(params):
     theirs = reference.CategoricalNB(**params).fit(X_CAT, Y_CAT, sample_weight=weights)
     assert_same_model(ours, theirs, [X_CAT, X_TEST])
     assert ours.score(X_CAT, Y_CAT, sample_weight=weights) == pytest.approx(
-        theirs.score(X_CAT, Y_CAT, sample_weight=weights), abs=1e-12)
+        theirs.score(X_CAT, Y_CAT, sample_weight=weights), abs=1e-12
+    )
 
 
 def test_integer_weights_equal_repeated_rows():
@@ -106,8 +108,11 @@ def test_integer_weights_equal_repeated_rows():
     weighted = CategoricalNB(alpha=0.3).fit(X_CAT, Y_CAT, sample_weight=repeats)
     repeated = CategoricalNB(alpha=0.3).fit(np.repeat(X_CAT, repeats, axis=0), np.repeat(Y_CAT, repeats))
     np.testing.assert_allclose(weighted.class_count_, repeated.class_count_, rtol=1e-12)
-    for mine, other in zip(weighted.feature_log_prob_ + weighted.category_count_,
-                           repeated.feature_log_prob_ + repeated.category_count_):
+    for mine, other in zip(
+        weighted.feature_log_prob_ + weighted.category_count_,
+        repeated.feature_log_prob_ + repeated.category_count_,
+        strict=True,
+    ):
         np.testing.assert_allclose(mine, other, rtol=1e-12)
 
 
@@ -157,7 +162,7 @@ def test_partial_fit_in_batches_equals_fit():
             # scikit-learn's n_categories_ is that of the latest batch; ours that of all so far,
             # which is the width of category_count_ in both
             np.testing.assert_array_equal(streamed.n_categories_, [c.shape[1] for c in theirs.category_count_])
-            seen = X_TEST[np.all(X_TEST < streamed.n_categories_, axis=1)]
+            seen = X_TEST[np.all(streamed.n_categories_ > X_TEST, axis=1)]
             assert_same_model(streamed, theirs, [seen], n_categories=False)
         assert_same_model(streamed, whole, [X_CAT, X_TEST], atol=1e-10)
 
@@ -165,7 +170,7 @@ def test_partial_fit_in_batches_equals_fit():
 def test_partial_fit_before_every_class_is_seen_predicts_finite_probabilities():
     for alpha in (1.0, 0.0):
         model = CategoricalNB(alpha=alpha).partial_fit(X_CAT[Y_CAT < 2], Y_CAT[Y_CAT < 2], classes=[0, 1, 2])
-        seen = X_TEST[np.all(X_TEST < model.n_categories_, axis=1)]
+        seen = X_TEST[np.all(model.n_categories_ > X_TEST, axis=1)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # alpha = 0: rows impossible under both classes
             proba = model.predict_proba(seen)
@@ -178,8 +183,9 @@ def test_fit_forgets_earlier_partial_fits():
     model = CategoricalNB().partial_fit(X_CAT, Y_CAT, classes=[0, 1, 2])
     model.fit(X_CAT[:30] % 2, Y_CAT[:30])
     np.testing.assert_array_equal(model.n_categories_, [2, 2, 2, 2])
-    np.testing.assert_array_equal(model.category_count_[1], CategoricalNB().fit(X_CAT[:30] % 2, Y_CAT[:30])
-                                  .category_count_[1])
+    np.testing.assert_array_equal(
+        model.category_count_[1], CategoricalNB().fit(X_CAT[:30] % 2, Y_CAT[:30]).category_count_[1]
+    )
 
 
 # --------------------------------------------------------------------------- the estimator protocol
@@ -189,8 +195,12 @@ def test_fit_forgets_earlier_partial_fits():
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), alpha=st.sampled_from([1e-10, 0.01, 1.0, 3.0]),
-       n_classes=st.integers(2, 5), sizes=st.lists(st.integers(1, 12), min_size=1, max_size=30))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    alpha=st.sampled_from([1e-10, 0.01, 1.0, 3.0]),
+    n_classes=st.integers(2, 5),
+    sizes=st.lists(st.integers(1, 12), min_size=1, max_size=30),
+)
 def test_probabilities_are_distributions(seed, alpha, n_classes, sizes):
     X, y = categories(n=40, n_classes=n_classes, sizes=sizes, seed=seed % 1000)
     model = CategoricalNB(alpha=alpha, min_categories=max(sizes)).fit(X, y)
@@ -213,7 +223,7 @@ def test_renaming_the_classes_permutes_the_columns(seed):
     order = np.argsort(names)  # renamed.classes_[k] is original class order[k]
     np.testing.assert_array_equal(renamed.classes_, names[order])
     np.testing.assert_allclose(renamed.class_log_prior_, model.class_log_prior_[order], rtol=1e-12)
-    for mine, other in zip(renamed.feature_log_prob_, model.feature_log_prob_):
+    for mine, other in zip(renamed.feature_log_prob_, model.feature_log_prob_, strict=True):
         np.testing.assert_allclose(mine, other[order], rtol=1e-12)
     proba = model.predict_proba(X_TEST)
     np.testing.assert_allclose(renamed.predict_proba(X_TEST), proba[:, order], rtol=1e-10, atol=1e-15)
@@ -230,12 +240,16 @@ def test_recoding_the_categories_permutes_the_tables_and_keeps_predictions(seed)
     rng = np.random.default_rng(seed)
     features = rng.permutation(len(SIZES))
     codes = [rng.permutation(size) for size in SIZES]  # category k of feature i becomes codes[i][k]
-    recode = lambda data: np.column_stack([codes[i][data[:, i]] for i in range(len(SIZES))])[:, features]
+
+    def recode(data):
+        return np.column_stack([codes[i][data[:, i]] for i in range(len(SIZES))])[:, features]
+
     model, recoded = CategoricalNB(alpha=0.7).fit(X, y), CategoricalNB(alpha=0.7).fit(recode(X), y)
     for position, i in enumerate(features):
         inverse = np.argsort(codes[i])  # recoded column m is original category inverse[m]
-        np.testing.assert_allclose(recoded.feature_log_prob_[position], model.feature_log_prob_[i][:, inverse],
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            recoded.feature_log_prob_[position], model.feature_log_prob_[i][:, inverse], rtol=1e-12
+        )
         np.testing.assert_array_equal(recoded.category_count_[position], model.category_count_[i][:, inverse])
     np.testing.assert_allclose(recoded.predict_proba(recode(X_TEST)), model.predict_proba(X_TEST), rtol=1e-9)
 
@@ -263,7 +277,7 @@ def test_doubling_the_weights_equals_halving_alpha(seed, alpha):
     half = CategoricalNB(alpha=alpha / 2).fit(X, y)
     for other in (duplicated, half):
         np.testing.assert_allclose(doubled.class_log_prior_, other.class_log_prior_, rtol=1e-12)
-        for mine, theirs in zip(doubled.feature_log_prob_, other.feature_log_prob_):
+        for mine, theirs in zip(doubled.feature_log_prob_, other.feature_log_prob_, strict=True):
             np.testing.assert_allclose(mine, theirs, rtol=1e-12, atol=1e-14)
 
 
@@ -312,39 +326,55 @@ BEYOND = np.array([[1, 4, 2, 9]])  # feature 3 has 7 categories
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: CategoricalNB().fit(NEGATIVE, Y_CAT), "Negative values in data passed to CategoricalNB"
-                                                       ".*integers 0, 1, ..., n - 1.*OrdinalEncoder"),
+        (
+            lambda: CategoricalNB().fit(NEGATIVE, Y_CAT),
+            "Negative values in data passed to CategoricalNB.*integers 0, 1, ..., n - 1.*OrdinalEncoder",
+        ),
         (lambda: FITTED.predict(NEGATIVE), "Negative values in data passed to CategoricalNB"),
-        (lambda: CategoricalNB().fit(HALVES, Y_CAT), "CategoricalNB.fit holds .*0.5 \\(row 0, feature 0\\), which "
-                                                     "is not a category code.*OrdinalEncoder"),
+        (
+            lambda: CategoricalNB().fit(HALVES, Y_CAT),
+            "CategoricalNB.fit holds .*0.5 \\(row 0, feature 0\\), which is not a category code.*OrdinalEncoder",
+        ),
         (lambda: FITTED.predict_proba(HALVES), "CategoricalNB.predict holds .*0.5"),
         (lambda: FITTED.partial_fit(HALVES, Y_CAT), "CategoricalNB.fit holds"),
         (lambda: CategoricalNB().fit(WITH_NAN, Y_CAT), "contains NaN or infinite values.*impute"),
         (lambda: FITTED.predict(np.full((1, 4), np.inf)), "CategoricalNB.predict contains NaN or inf"),
-        (lambda: CategoricalNB().fit(np.array([["red", "big"], ["blue", "small"]]), [0, 1]),
-         "not compatible with arrays of bytes/strings.*numeric"),
-        (lambda: FITTED.predict(BEYOND), "category 9 of feature 3 \\(row 0\\).*categories 0..6 of that feature "
-                                         "\\(n_categories_\\[3\\] = 7\\).*min_categories"),
+        (
+            lambda: CategoricalNB().fit(np.array([["red", "big"], ["blue", "small"]]), [0, 1]),
+            "not compatible with arrays of bytes/strings.*numeric",
+        ),
+        (
+            lambda: FITTED.predict(BEYOND),
+            "category 9 of feature 3 \\(row 0\\).*categories 0..6 of that feature "
+            "\\(n_categories_\\[3\\] = 7\\).*min_categories",
+        ),
         (lambda: FITTED.predict_proba([[1.0, 4.0, 2.0, 1e20]]), "category 1e\\+20 of feature 3"),
-        (lambda: CategoricalNB().fit(np.where(X_CAT == 6, 2**40, X_CAT), Y_CAT),
-         "category code 1099511627776: every feature gets one table column per code.*OrdinalEncoder"),
+        (
+            lambda: CategoricalNB().fit(np.where(X_CAT == 6, 2**40, X_CAT), Y_CAT),
+            "category code 1099511627776: every feature gets one table column per code.*OrdinalEncoder",
+        ),
         (lambda: CategoricalNB(min_categories=0).fit(X_CAT, Y_CAT), "min_categories .* integer >= 1.*got 0"),
         (lambda: CategoricalNB(min_categories=2.0).fit(X_CAT, Y_CAT), "min_categories .*got 2.0"),
         (lambda: CategoricalNB(min_categories=True).fit(X_CAT, Y_CAT), "min_categories .*got True"),
-        (lambda: CategoricalNB(min_categories=[3, 3]).fit(X_CAT, Y_CAT),
-         "4 integers >= 1 \\(one per feature\\); got an array of shape \\(2,\\)"),
+        (
+            lambda: CategoricalNB(min_categories=[3, 3]).fit(X_CAT, Y_CAT),
+            "4 integers >= 1 \\(one per feature\\); got an array of shape \\(2,\\)",
+        ),
         (lambda: CategoricalNB(min_categories=[3, 3, 0, 3]).fit(X_CAT, Y_CAT), "min_categories"),
         (lambda: CategoricalNB(alpha=-1.0).fit(X_CAT, Y_CAT), "alpha .* must be a finite number >= 0"),
-        (lambda: CategoricalNB(alpha=np.ones(4)).fit(X_CAT, Y_CAT),
-         "CategoricalNB takes one alpha .*not an array of shape \\(4,\\).*alpha=1.0"),
+        (
+            lambda: CategoricalNB(alpha=np.ones(4)).fit(X_CAT, Y_CAT),
+            "CategoricalNB takes one alpha .*not an array of shape \\(4,\\).*alpha=1.0",
+        ),
         (lambda: CategoricalNB().fit(X_CAT, np.zeros(200)), "at least two classes.*only one class"),
-        (lambda: FITTED.predict(X_CAT[:, :3]), "X has 3 features, but CategoricalNB is expecting 4"
-                                               ".*same columns"),
+        (lambda: FITTED.predict(X_CAT[:, :3]), "X has 3 features, but CategoricalNB is expecting 4.*same columns"),
         (lambda: FITTED.partial_fit(X_CAT[:2], [0, 9]), "label\\(s\\) \\[9\\] that are not among the classes"),
         (lambda: CategoricalNB().partial_fit(X_CAT, Y_CAT), "classes must be passed on the first call"),
         (lambda: CategoricalNB(class_prior=[0.5, 0.5]).fit(X_CAT, Y_CAT), "class_prior has shape \\(2,\\)"),
-        (lambda: CategoricalNB().fit(X_CAT, Y_CAT, sample_weight=np.ones(3)),
-         "sample_weight passed to CategoricalNB.fit has 3 weights but X has 200 rows"),
+        (
+            lambda: CategoricalNB().fit(X_CAT, Y_CAT, sample_weight=np.ones(3)),
+            "sample_weight passed to CategoricalNB.fit has 3 weights but X has 200 rows",
+        ),
         (lambda: CategoricalNB().fit(X_CAT, Y_CAT, sample_weight=-np.ones(200)), "negative weights"),
         (lambda: CategoricalNB().fit(X_CAT, Y_CAT[:-1]), "inconsistent numbers of samples"),
     ],

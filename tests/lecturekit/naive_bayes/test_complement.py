@@ -15,19 +15,21 @@ from hypothesis import given, settings
 from sklearn import naive_bayes as reference
 from sklearn.exceptions import NotFittedError
 
-from lecturekit.naive_bayes.complement import ComplementNB
 from lecturekit.naive_bayes import ComplementNB as ReExported
 from lecturekit.naive_bayes import MultinomialNB
+from lecturekit.naive_bayes.complement import ComplementNB
 
-from .nb_agreement import assert_keeps_column_names, clear_winner
 from . import nb_data
+from .nb_agreement import assert_keeps_column_names, clear_winner
 from .nb_data import FORMATS, NoDensify, bad_inputs
 
 
 def counts(n: int = 150, d: int = 30, n_classes: int = 4, seed: int = 0, skew: bool = False):
     """The word counts of nb_data.py; ``skew=True``: class c about 2**c times as frequent as class 0."""
-    return nb_data.counts(n, d, n_classes, seed,
-                          class_weights=2.0 ** np.arange(n_classes) if skew else np.ones(n_classes))
+    return nb_data.counts(
+        n, d, n_classes, seed, class_weights=2.0 ** np.arange(n_classes) if skew else np.ones(n_classes)
+    )
+
 
 X_COUNTS, Y_COUNTS = counts(skew=True)
 X_TEST, _ = counts(n=40, seed=1)
@@ -54,10 +56,10 @@ def assert_same_model(ours, theirs, data_sets, atol=1e-8):
         np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=1e-12, atol=atol, err_msg=name)
     for X, X_theirs in data_sets:
         np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X_theirs), rtol=0, atol=atol)
-        np.testing.assert_allclose(ours.predict_log_proba(X), theirs.predict_log_proba(X_theirs),
-                                   rtol=1e-10, atol=atol)
-        np.testing.assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X_theirs),
-                                   rtol=1e-10, atol=atol)
+        np.testing.assert_allclose(ours.predict_log_proba(X), theirs.predict_log_proba(X_theirs), rtol=1e-10, atol=atol)
+        np.testing.assert_allclose(
+            ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X_theirs), rtol=1e-10, atol=atol
+        )
         np.testing.assert_array_equal(ours.predict(X), theirs.predict(X_theirs))
 
 
@@ -85,7 +87,8 @@ def test_sample_weight_equals_scikit_learn(params, fmt):
     theirs = reference.ComplementNB(**params).fit(X, Y_COUNTS, sample_weight=weights)
     assert_same_model(ours, theirs, [(X, X), (FORMATS[fmt](X_TEST), X_TEST)])
     assert ours.score(X, Y_COUNTS, sample_weight=weights) == pytest.approx(
-        theirs.score(X, Y_COUNTS, sample_weight=weights), abs=1e-12)
+        theirs.score(X, Y_COUNTS, sample_weight=weights), abs=1e-12
+    )
 
 
 def test_integer_weights_equal_repeated_rows():
@@ -121,11 +124,13 @@ def test_the_weights_are_those_of_the_complement():
     X = np.array([[3, 0, 1], [2, 0, 0], [0, 2, 1], [0, 3, 0], [1, 2, 0]])
     model = ComplementNB(alpha=0.5).fit(X, [0, 0, 1, 1, 2])
     outside = np.array([[1, 7, 1], [6, 2, 1], [5, 5, 2]]) + 0.5
-    np.testing.assert_allclose(model.feature_log_prob_, -np.log(outside / outside.sum(axis=1, keepdims=True)),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        model.feature_log_prob_, -np.log(outside / outside.sum(axis=1, keepdims=True)), rtol=1e-14
+    )
     normed = ComplementNB(alpha=0.5, norm=True).fit(X, [0, 0, 1, 1, 2]).feature_log_prob_
-    np.testing.assert_allclose(normed, model.feature_log_prob_ / model.feature_log_prob_.sum(axis=1, keepdims=True),
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        normed, model.feature_log_prob_ / model.feature_log_prob_.sum(axis=1, keepdims=True), rtol=1e-14
+    )
     np.testing.assert_allclose(normed.sum(axis=1), 1.0, rtol=1e-14)
 
 
@@ -161,8 +166,13 @@ def test_fit_forgets_earlier_partial_fits():
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), alpha=st.sampled_from([1e-10, 0.01, 1.0, 3.0]),
-       n_classes=st.integers(2, 5), norm=st.booleans(), sparse=st.booleans())
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    alpha=st.sampled_from([1e-10, 0.01, 1.0, 3.0]),
+    n_classes=st.integers(2, 5),
+    norm=st.booleans(),
+    sparse=st.booleans(),
+)
 def test_probabilities_are_distributions(seed, alpha, n_classes, norm, sparse):
     X, y = counts(n=50, d=200, n_classes=n_classes, seed=seed % 1000, skew=True)
     X_new = np.random.default_rng(seed).poisson(0.5, (10, 200))
@@ -219,8 +229,7 @@ def test_with_two_classes_it_is_multinomial_nb_with_a_uniform_prior(seed, alpha)
     multinomial = MultinomialNB(alpha=alpha, fit_prior=False).fit(X, y)
     np.testing.assert_allclose(complement.feature_log_prob_, -multinomial.feature_log_prob_[::-1], rtol=1e-12)
     X_new = np.random.default_rng(seed).poisson(1.0, (15, 20))
-    np.testing.assert_allclose(complement.predict_proba(X_new), multinomial.predict_proba(X_new), rtol=1e-9,
-                               atol=1e-14)
+    np.testing.assert_allclose(complement.predict_proba(X_new), multinomial.predict_proba(X_new), rtol=1e-9, atol=1e-14)
 
 
 @settings(max_examples=25, deadline=None)
@@ -254,8 +263,7 @@ def test_alpha_zero_follows_the_limit_of_small_alpha_without_nan():
     # probability is 0 and their weight infinite. scikit-learn gives NaN here; we give the limit.
     X = np.array([[2, 0, 0, 1], [1, 0, 0, 1], [0, 3, 0, 1], [0, 1, 1, 1]])
     y = [0, 0, 1, 1]
-    X_new = np.array([[1, 0, 0, 0], [0, 1, 0, 5], [1, 1, 0, 0], [2, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 3],
-                      [0, 0, 0, 0]])
+    X_new = np.array([[1, 0, 0, 0], [0, 1, 0, 5], [1, 1, 0, 0], [2, 1, 0, 0], [1, 1, 1, 0], [0, 0, 0, 3], [0, 0, 0, 0]])
     for norm in (False, True):
         with warnings.catch_warnings():
             warnings.simplefilter("error")
@@ -270,8 +278,9 @@ def test_alpha_zero_follows_the_limit_of_small_alpha_without_nan():
             assert np.isposinf(exact.feature_log_prob_).sum() == 3
             # the rows with infinite evidence for one class only are certain
             np.testing.assert_array_equal(proba["dense"][[0, 1, 3, 4]], [[1, 0], [0, 1], [1, 0], [0, 1]])
-            np.testing.assert_allclose(proba["dense"][[0, 1, 3, 4]], tiny.predict_proba(X_new)[[0, 1, 3, 4]],
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                proba["dense"][[0, 1, 3, 4]], tiny.predict_proba(X_new)[[0, 1, 3, 4]], atol=1e-12
+            )
         else:
             np.testing.assert_allclose(exact.feature_log_prob_, tiny.feature_log_prob_, atol=0.05)
             np.testing.assert_allclose(proba["dense"], tiny.predict_proba(X_new), atol=0.05)
@@ -319,33 +328,42 @@ NEGATIVE, WITH_NAN = bad_inputs(X_COUNTS)
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: ComplementNB().fit(NEGATIVE, Y_COUNTS), "Negative values in data passed to ComplementNB"
-                                                          ".*counts must be >= 0.*CountVectorizer"),
+        (
+            lambda: ComplementNB().fit(NEGATIVE, Y_COUNTS),
+            "Negative values in data passed to ComplementNB.*counts must be >= 0.*CountVectorizer",
+        ),
         (lambda: ComplementNB().fit(sp.csr_matrix(NEGATIVE), Y_COUNTS), "counts must be >= 0"),
         (lambda: FITTED.partial_fit(NEGATIVE, Y_COUNTS), "counts must be >= 0"),
         (lambda: ComplementNB().fit(WITH_NAN, Y_COUNTS), "contains NaN or infinite values.*impute"),
         (lambda: FITTED.predict_proba(np.full((1, 30), np.inf)), "ComplementNB.predict contains NaN or inf"),
         (lambda: ComplementNB().fit(X_COUNTS, np.zeros(150)), "at least two classes.*only one class"),
-        (lambda: FITTED.predict(X_COUNTS[:, :5]), "X has 5 features, but ComplementNB is expecting 30"
-                                                  ".*same columns"),
+        (lambda: FITTED.predict(X_COUNTS[:, :5]), "X has 5 features, but ComplementNB is expecting 30.*same columns"),
         (lambda: FITTED.predict_proba(sp.csr_matrix(X_COUNTS[:, :5])), "expecting 30 features"),
-        (lambda: ComplementNB().fit(X_COUNTS, Y_COUNTS).partial_fit(X_COUNTS[:2], [0, 9]),
-         "label\\(s\\) \\[9\\] that are not among the classes \\[0, 1, 2, 3\\].*classes="),
+        (
+            lambda: ComplementNB().fit(X_COUNTS, Y_COUNTS).partial_fit(X_COUNTS[:2], [0, 9]),
+            "label\\(s\\) \\[9\\] that are not among the classes \\[0, 1, 2, 3\\].*classes=",
+        ),
         (lambda: ComplementNB().partial_fit(X_COUNTS, Y_COUNTS), "classes must be passed on the first call"),
         (lambda: ComplementNB(alpha=-1.0).fit(X_COUNTS, Y_COUNTS), "alpha .* a finite number >= 0; got -1.0"),
         (lambda: ComplementNB(alpha="1").fit(X_COUNTS, Y_COUNTS), "alpha .* a finite number >= 0.*got '1'"),
         (lambda: ComplementNB(alpha=True).fit(X_COUNTS, Y_COUNTS), "alpha .*got True"),
         (lambda: ComplementNB(alpha=np.nan).fit(X_COUNTS, Y_COUNTS), "alpha .* a finite number"),
-        (lambda: ComplementNB(alpha=np.ones(29)).fit(X_COUNTS, Y_COUNTS),
-         "one per feature, but got an array of shape \\(29,\\) for X with 30 features"),
+        (
+            lambda: ComplementNB(alpha=np.ones(29)).fit(X_COUNTS, Y_COUNTS),
+            "one per feature, but got an array of shape \\(29,\\) for X with 30 features",
+        ),
         (lambda: ComplementNB(alpha=np.ones((1, 30))).fit(X_COUNTS, Y_COUNTS), "got an array of shape \\(1, 30\\)"),
-        (lambda: ComplementNB(alpha=-ALPHAS).fit(X_COUNTS, Y_COUNTS),
-         "finite number >= 0; got -0.05 at index 0 of the array"),
+        (
+            lambda: ComplementNB(alpha=-ALPHAS).fit(X_COUNTS, Y_COUNTS),
+            "finite number >= 0; got -0.05 at index 0 of the array",
+        ),
         (lambda: ComplementNB(alpha=["a"] * 30).fit(X_COUNTS, Y_COUNTS), "alpha is the pseudo-count"),
         (lambda: ComplementNB(class_prior=[0.5, 0.5]).fit(X_COUNTS, Y_COUNTS), "class_prior has shape \\(2,\\)"),
         (lambda: ComplementNB(class_prior=[0.5] * 4).fit(X_COUNTS, Y_COUNTS), "sum to one"),
-        (lambda: ComplementNB().fit(X_COUNTS, Y_COUNTS, sample_weight=np.ones(3)),
-         "sample_weight passed to ComplementNB.fit has 3 weights but X has 150 rows"),
+        (
+            lambda: ComplementNB().fit(X_COUNTS, Y_COUNTS, sample_weight=np.ones(3)),
+            "sample_weight passed to ComplementNB.fit has 3 weights but X has 150 rows",
+        ),
         (lambda: ComplementNB().fit(X_COUNTS, Y_COUNTS, sample_weight=-np.ones(150)), "negative weights"),
         (lambda: FITTED.partial_fit(X_COUNTS, Y_COUNTS, sample_weight=np.full(150, np.nan)), "NaN"),
         (lambda: ComplementNB().fit(X_COUNTS, Y_COUNTS[:-1]), "inconsistent numbers of samples"),

@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
-from .nb_data import IRIS_X, IRIS_Y
 from sklearn import naive_bayes as reference
 from sklearn.datasets import load_iris, load_wine
 
 from lecturekit.naive_bayes import GaussianNB
+
+from .nb_data import IRIS_X, IRIS_Y
 
 # --------------------------------------------------------------------------- agreement with scikit-learn
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from .nb_data import X_COUNTS, Y_COUNTS
 
 from lecturekit.naive_bayes import MultinomialNB
+
+from .nb_data import X_COUNTS, Y_COUNTS
 
 # --------------------------------------------------------------------------- sample
 

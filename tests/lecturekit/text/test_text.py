@@ -17,14 +17,16 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import mutual_info_score
 
 from lecturekit import text
-from lecturekit.text import selection, tokenizer, vocabulary
 from lecturekit.datasets import load_20newsgroups
 from lecturekit.text import (
     TOKEN_PATTERN,
     Vocabulary,
     mutual_information,
     select_by_mutual_information,
+    selection,
     tokenize,
+    tokenizer,
+    vocabulary,
 )
 
 SMALL_CORPUS = [
@@ -70,8 +72,10 @@ def test_text_gathers_the_three_modules():
 @pytest.mark.parametrize(
     "text, expected",
     [
-        ("WIN a FREE prize!! Don't wait: call 0800-123.",
-         ["win", "a", "free", "prize", "don't", "wait", "call", "0800", "123"]),
+        (
+            "WIN a FREE prize!! Don't wait: call 0800-123.",
+            ["win", "a", "free", "prize", "don't", "wait", "call", "0800", "123"],
+        ),
         ("e-mail me@home.com", ["e", "mail", "me", "home", "com"]),
         ("  spaces\tand\nnewlines  ", ["spaces", "and", "newlines"]),
         ("naïve café", ["na", "ve", "caf"]),  # only ASCII letters belong to tokens
@@ -132,9 +136,7 @@ def test_agrees_with_count_vectorizer_on_a_small_corpus(params):
 def test_agrees_with_count_vectorizer_on_20_newsgroups():
     texts, _ = load_20newsgroups("train")
     documents = texts[:300]
-    X = assert_same_as_count_vectorizer(
-        documents, Vocabulary(), token_pattern=TOKEN_PATTERN, lowercase=True
-    )
+    X = assert_same_as_count_vectorizer(documents, Vocabulary(), token_pattern=TOKEN_PATTERN, lowercase=True)
     assert X.shape[0] == 300 and X.shape[1] > 5000
     # documents held out from fitting: unknown words are dropped, known ones counted alike
     vocab = Vocabulary(min_df=2).fit(documents)
@@ -189,9 +191,7 @@ def test_max_features_keeps_most_frequent_with_alphabetical_ties():
 def test_max_features_agrees_with_count_vectorizer_without_ties():
     corpus = ["a a a a b b b c c d", "a b c e e e e e e", "f"]  # a 5, e 6, b 4, c 3, d 1, f 1
     for k in (1, 2, 3, 4):
-        assert_same_as_count_vectorizer(
-            corpus, Vocabulary(max_features=k), token_pattern=TOKEN_PATTERN, max_features=k
-        )
+        assert_same_as_count_vectorizer(corpus, Vocabulary(max_features=k), token_pattern=TOKEN_PATTERN, max_features=k)
 
 
 def test_binary_gives_indicators():
@@ -259,7 +259,11 @@ def test_inverse_transform_lists_present_words():
 def test_scikit_learn_protocol():
     vocab = Vocabulary(min_df=0.5, max_features=7, binary=True, lowercase=False, token_pattern=r"\w+")
     assert vocab.get_params() == {
-        "min_df": 0.5, "max_features": 7, "binary": True, "lowercase": False, "token_pattern": r"\w+"
+        "min_df": 0.5,
+        "max_features": 7,
+        "binary": True,
+        "lowercase": False,
+        "token_pattern": r"\w+",
     }
     copy = clone(vocab)
     assert copy.get_params() == vocab.get_params()
@@ -296,7 +300,7 @@ def test_permuting_documents_permutes_rows(words, data):
     Y = permuted.fit_transform([documents[i] for i in order])
     assert permuted.vocabulary_ == vocab.vocabulary_
     np.testing.assert_array_equal(permuted.document_frequency_, vocab.document_frequency_)
-    assert (Y != X[list(order)]).nnz == 0
+    assert (X[list(order)] != Y).nnz == 0
 
 
 # --------------------------------------------------------------------------- Vocabulary errors
@@ -395,8 +399,9 @@ def test_mutual_information_is_zero_for_an_independent_word():
 def test_mutual_information_of_a_perfect_indicator_is_the_class_entropy():
     y = np.repeat([0, 1, 2, 3], 5)
     X = (y[:, None] == np.arange(4)).astype(int) * 3
-    np.testing.assert_allclose(mutual_information(X, y), np.full(4, -(0.25 * np.log(0.25) + 0.75 * np.log(0.75))),
-                               atol=1e-15)
+    np.testing.assert_allclose(
+        mutual_information(X, y), np.full(4, -(0.25 * np.log(0.25) + 0.75 * np.log(0.75))), atol=1e-15
+    )
     single_class = mutual_information(np.eye(3), ["a", "a", "a"])
     np.testing.assert_array_equal(single_class, np.zeros(3))
 
@@ -415,7 +420,7 @@ def test_select_by_mutual_information_finds_planted_words():
     X = sp.csr_matrix(rng.binomial(1, 0.1, size=(n, d)))  # noise words, independent of the class
     planted = np.array([7, 42, 99, 150, 181])
     X = X.tolil()
-    for word, cls in zip(planted, [0, 1, 2, 3, 0]):
+    for word, cls in zip(planted, [0, 1, 2, 3, 0], strict=True):
         X[:, word] = (rng.random(n) < np.where(y == cls, 0.9, 0.05)).astype(int)[:, None]
     X = X.tocsr()
     chosen = select_by_mutual_information(X, y, k=len(planted))
@@ -452,4 +457,3 @@ def test_mutual_information_errors():
         mutual_information(np.ones(3), [0, 1, 0])
     with pytest.raises(ValueError, match="no rows"):
         mutual_information(np.zeros((0, 3)), [])
-
