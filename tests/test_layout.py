@@ -125,3 +125,43 @@ def test_a_package_with_a_table_of_its_modules_lists_every_one(package):
         return
     present = {p.stem for p in package.glob("*.py") if not p.name.startswith("_")}
     assert listed == present, f"{package}: the table lacks {sorted(present - listed)}, names {sorted(listed - present)}"
+
+
+LECTUREKIT = ROOT / "lecturekit"
+
+
+def public_modules(package: Path) -> set[str]:
+    """A package's public modules and subpackages, by name."""
+    return {p.stem for p in package.glob("*.py") if not p.name.startswith("_")} | {
+        p.name for p in package.iterdir() if (p / "__init__.py").is_file() and not p.name.startswith("_")
+    }
+
+
+def test_lecturekit_s_table_lists_every_module_and_subpackage():
+    text = ast.get_docstring(ast.parse((LECTUREKIT / "__init__.py").read_text())) or ""
+    listed = set(re.findall(r"^:mod:`lecturekit\.(\w+)`", text, re.M))
+    present = public_modules(LECTUREKIT)
+    assert listed == present, f"lecturekit's table lacks {sorted(present - listed)}, names {sorted(listed - present)}"
+
+
+def test_the_readme_names_every_lecturekit_module():
+    row = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("| `lecturekit/` |"))
+    named = set(re.findall(r"`(\w+)(?:\.py|/)`", row))
+    present = public_modules(LECTUREKIT) | {
+        module
+        for package in LECTUREKIT.iterdir()
+        if (package / "__init__.py").is_file()
+        for module in public_modules(package)
+    }
+    assert present <= named, f"the README's lecturekit/ row lacks {sorted(present - named)}"
+    assert named <= present | {"lecturekit"}, f"the README's lecturekit/ row names {sorted(named - present)}, gone"
+
+
+def test_the_naive_bayes_table_lists_every_model():
+    import lecturekit.naive_bayes as package
+
+    models = {name for name in package.__all__ if isinstance(getattr(package, name), type)}
+    rows = set(re.findall(r"^:class:`(\w+)`", package.__doc__, re.M))
+    assert rows == models, f"the table lacks {sorted(models - rows)}, names {sorted(rows - models)}"
+    modules = set(re.findall(r":mod:`~lecturekit\.naive_bayes\.(\w+)`", package.__doc__))
+    assert public_modules(LECTUREKIT / "naive_bayes") <= modules | {"base"}, "the module list lacks a module"

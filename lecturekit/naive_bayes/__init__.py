@@ -64,8 +64,10 @@ A Poisson naive Bayes, say, for counts that are not words:
    notebooks/NN.MM-Title.ipynb": ``tests/test_notebooks.py`` fails for a public name of the
    package without a link to an existing notebook.
 4. **Tables.** Import the class below and add it to ``__all__``; add its row to the table at
-   the top of this docstring. Nothing else lists the models: the tests and scikit-learn's
-   suite read ``__all__``.
+   the top of this docstring and its module to the module list after the table, to the
+   ``naive_bayes`` row of ``lecturekit/__init__.py``'s table and to the ``lecturekit/`` row of the
+   README's layout table; ``tests/test_layout.py`` fails while one of them lacks it. The tests
+   and scikit-learn's suite read ``__all__``.
 5. **Tests.** ``tests/lecturekit/naive_bayes/test_poisson.py`` (the tests mirror the package), on
    the data helpers of ``nb_data.py`` in that folder (``counts``, ``FORMATS``, ``NoDensify``): the
    model's estimates against the formula or a reference, partial_fit in batches equal to one fit,
