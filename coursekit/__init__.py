@@ -9,6 +9,7 @@ Module                                What it does
 ====================================  ===================================================================
 :mod:`coursekit.repository`           where the course's parts are; logging and running the tools
 :mod:`coursekit.notebooks`            the master notebooks, their markup and their hygiene (``clean``)
+:mod:`coursekit.evaluator`            a SymPy expression's value at a point, each step guarded, in bounded time
 :mod:`coursekit.symbolic`             symbolic answers: parsed safely, checked for equivalence
 :mod:`coursekit.check`                the student notebooks' ``grader``: a check that never says "passed",
                                       and a symbolic answer read as the grader reads it
@@ -28,11 +29,13 @@ Module                                What it does
 :mod:`coursekit.cli`                  the command line: one command per module's ``main``
 ====================================  ===================================================================
 
-Layers point down: ``repository``, ``symbolic`` and ``data`` at the bottom, ``check`` on ``symbolic``;
+Layers point down: ``repository``, ``evaluator`` and ``data`` at the bottom, ``symbolic`` on ``evaluator``,
+``check`` on ``symbolic``;
 ``notebooks`` and ``grading`` on them; ``build`` on grading's grader (the fingerprints of skippable
 cells); ``exercises`` on grading; ``cues``, ``reach`` and ``skipping`` on exercises; ``cli`` on
-everything. Of all this the autograder zip carries ``repository``, ``symbolic``, ``check`` and
-``grading`` (what the grader runs), the student repository ``symbolic`` and ``check`` (what the public
+everything. Of all this the autograder zip carries ``repository``, ``evaluator``, ``symbolic``, ``check``
+and ``grading`` (what the grader runs), the student repository ``evaluator``, ``symbolic`` and ``check``
+(what the public
 checks import), and a grading worker none of it (:data:`coursekit.grading.isolation.GRADER_PACKAGES`):
 an answer cannot import the grader.
 """

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import operator
 import random
 import re
 from collections.abc import Iterable, Mapping
@@ -38,6 +37,9 @@ import mpmath
 import sympy
 from sympy.functions.elementary.piecewise import ExprCondPair
 from sympy.functions.special.hyper import TupleArg
+
+from coursekit import evaluator
+from coursekit.evaluator import DIGITS, LOGIC, RELATIONS, evaluate
 
 __all__ = [
     "ACCEPTED",
@@ -55,8 +57,6 @@ MAX_TEXT = 100_000
 MAX_NODES = 5_000
 MAX_DEPTH = 100
 MAX_DIGITS = 30  # integer literals
-DIGITS = 30  # working precision of the comparison
-HUGE = mpmath.mpf(10) ** 300  # larger intermediate values count as "not a number here"
 
 _CONSTANTS = {
     "pi": sympy.pi,
@@ -112,23 +112,7 @@ _FUNCTIONS = {
 # Conditions of a Piecewise and the nodes SymPy's hyper is made of: built as they are written
 # (Basic.__new__), since their constructors compare, order or unpolarify their arguments, which is
 # arithmetic on whatever the answer holds (hyper((10**10**25,), (), x) never returns).
-_RELATIONS = {
-    sympy.StrictLessThan: operator.lt,
-    sympy.LessThan: operator.le,
-    sympy.StrictGreaterThan: operator.gt,
-    sympy.GreaterThan: operator.ge,
-    sympy.Equality: operator.eq,
-    sympy.Unequality: operator.ne,
-}
-_LOGIC = {
-    sympy.And: all,
-    sympy.Or: any,
-    sympy.Not: lambda truths: not truths[0],
-    sympy.ITE: lambda truths: truths[1] if truths[0] else truths[2],
-}  # ITE: a Piecewise in a condition
-_AS_WRITTEN = {
-    cls.__name__: cls for cls in [*_RELATIONS, *_LOGIC, sympy.Piecewise, ExprCondPair, sympy.hyper, TupleArg]
-}
+_AS_WRITTEN = {cls.__name__: cls for cls in [*RELATIONS, *LOGIC, sympy.Piecewise, ExprCondPair, sympy.hyper, TupleArg]}
 _CONTAINERS = {"Tuple", "ImmutableDenseMatrix", "MutableDenseMatrix", "ImmutableMatrix", "Matrix"}
 _ASSUMPTIONS = {
     "positive",
@@ -299,7 +283,7 @@ def _as_written(cls: type, args: list) -> Any:
         sympy.Not: [condition],
         sympy.ITE: [condition] * 3,
         sympy.hyper: [TupleArg, TupleArg, expr],
-        **{relation: [expr, expr] for relation in _RELATIONS},
+        **{relation: [expr, expr] for relation in RELATIONS},
     }
     if cls in fixed:
         expected, shape = fixed[cls], ", ".join(names.get(kind) or kind.__name__ for kind in fixed[cls])
@@ -439,11 +423,11 @@ def equivalent(
         for point in points:
             values = {name: mpmath.mpf(value) for name, value in point.items()}
             for index, (mine, theirs) in enumerate(zip(answers, references, strict=True)):
-                reference = _evaluate(theirs, values)
+                reference = evaluator.value_of(theirs, values)
                 if reference is None:
                     continue
                 compared += 1
-                value = _evaluate(mine, values)
+                value = evaluator.value_of(mine, values)
                 where = ", ".join(f"{k} = {v}" for k, v in point.items())
                 entry = f" (entry {index})" if len(references) > 1 else ""
                 if value is None:
@@ -453,35 +437,6 @@ def equivalent(
     if not compared:
         raise ValueError("the reference is not a finite real number at any of the points")
     return True, ""
-
-
-def evaluate(expression: Any, point: Mapping[str, Any]) -> mpmath.mpf | None:
-    """The value of ``expression`` at ``point`` as the grader computes it, or None where it has none.
-
-    The grader's evaluator (30-digit arithmetic, every intermediate value guarded, each function only
-    where it is cheap to compute): None means "not a finite real number there", for the grader too.
-
-    Parameters
-    ----------
-    expression : sympy expression
-        One expression (from :func:`parse`, or built directly).
-    point : mapping of str to number
-        Values of its symbols, by name.
-
-    Returns
-    -------
-    mpmath.mpf or None
-
-    Examples
-    --------
-    >>> a = sympy.Symbol("a", positive=True)
-    >>> float(evaluate(sympy.log(a) + 1, {"a": "1"}))
-    1.0
-    >>> evaluate(sympy.log(a - 2), {"a": "1"}) is None
-    True
-    """
-    with mpmath.workdps(DIGITS):
-        return _evaluate(expression, {name: mpmath.mpf(value) for name, value in point.items()})
 
 
 def digest(value: Any, points: Iterable[Mapping[str, Any]] | None = None, digits: int = 3) -> str:
@@ -535,7 +490,7 @@ def digest(value: Any, points: Iterable[Mapping[str, Any]] | None = None, digits
             for point in points:
                 values = {name: mpmath.mpf(v) for name, v in point.items()}
                 for cell in cells:
-                    result = _evaluate(cell, values)
+                    result = evaluator.value_of(cell, values)
                     if result is None:
                         return ""
                     parts.append(mpmath.nstr(result, digits))
@@ -551,189 +506,3 @@ def _cells(value: Any) -> list | None:
     if isinstance(value, sympy.Expr):
         return [value]
     return None
-
-
-def _guard(value):
-    """``value`` if it is a real number of moderate size, else None (the course's answers are real)."""
-    if isinstance(value, mpmath.mpc):
-        if value.imag != 0:
-            return None
-        value = value.real
-    if not isinstance(value, mpmath.mpf) or not mpmath.isfinite(value):
-        return None
-    return value if abs(value) <= HUGE else None
-
-
-def _mod(p, q):
-    """SymPy's ``Mod``, ``p - q floor(p / q)``, where ``p / q`` keeps 15 digits below the point."""
-    return None if q == 0 or abs(p / q) > 1e15 else p - q * mpmath.floor(p / q)
-
-
-# The functions the evaluator computes, each with the interval that every one of its arguments
-# must lie in; outside it the value is "not a number there", and mpmath is not called. Measured at
-# 30 digits (mpmath 1.3, one core): inside these intervals no evaluation takes more than about a
-# millisecond, and no argument of a course question comes near an edge (its values are counts,
-# probabilities and parameters below 10**4). Beyond them some take far longer: exp, sinh and cosh
-# 15 ms at 10**300, gamma and factorial 35 ms, beta and binomial 30 ms, erfc 130 ms at 10**100
-# (0.2 ms at 10**6 and 10**10). sin, cos and tan are cheap everywhere, but past 10**6 the argument's
-# own rounding is no longer small against their period. RisingFactorial and FallingFactorial take
-# at most 0.2 ms anywhere, but past 10**6 mpmath's value is wrong (rf(10**300, 3.5) comes out 1.0;
-# within 10**6 it agrees with a 80-digit value to 1e-28). The upper edges of exp, gamma and factorial
-# and both edges of sinh and cosh are where their values pass HUGE anyway. Where the interval is
-# every value the guard lets through, the cost is flat across it (under 0.1 ms at 10**300 and at
-# 2**-(10**450); floor, ceiling, erf, the inverse trigonometric and hyperbolic functions and atan2
-# under 0.1 ms at +-10**300, 10**-300 and +-1). asin, acos, acosh and atanh outside their real
-# domain are complex there, which the guard refuses. Mod keeps p / q within 10**15 (_mod).
-# polygamma, Pow, hyper, Heaviside and Piecewise have rules of their own (MAX_ORDER,
-# MIN_POLYGAMMA, MAX_EXPONENT, _hyper, _evaluate).
-_ANYWHERE = (-HUGE, HUGE)
-_MILLION = (-1e6, 1e6)
-_NUMERIC = {
-    sympy.exp: (mpmath.exp, (-700, 690)),
-    sympy.sinh: (mpmath.sinh, (-690, 690)),
-    sympy.cosh: (mpmath.cosh, (-690, 690)),
-    sympy.tanh: (mpmath.tanh, _ANYWHERE),
-    sympy.sin: (mpmath.sin, _MILLION),
-    sympy.cos: (mpmath.cos, _MILLION),
-    sympy.tan: (mpmath.tan, _MILLION),
-    sympy.log: (mpmath.log, _ANYWHERE),
-    sympy.Abs: (abs, _ANYWHERE),
-    sympy.sign: (mpmath.sign, _ANYWHERE),
-    sympy.gamma: (mpmath.gamma, (-170, 170)),
-    sympy.factorial: (mpmath.factorial, (-170, 170)),
-    sympy.loggamma: (mpmath.loggamma, _ANYWHERE),
-    sympy.digamma: (mpmath.digamma, _ANYWHERE),
-    sympy.beta: (mpmath.beta, _MILLION),
-    sympy.binomial: (mpmath.binomial, _MILLION),
-    sympy.RisingFactorial: (mpmath.rf, _MILLION),
-    sympy.FallingFactorial: (mpmath.ff, _MILLION),
-    **{
-        getattr(sympy, name): (getattr(mpmath, name), _ANYWHERE)
-        for name in ("asin", "acos", "atan", "asinh", "acosh", "atanh", "erf", "floor")
-    },
-    sympy.atan2: (lambda y, x: mpmath.atan2(y, x) if y or x else None, _ANYWHERE),
-    sympy.erfc: (mpmath.erfc, (-HUGE, 1e6)),
-    sympy.ceiling: (mpmath.ceil, _ANYWHERE),
-    sympy.Mod: (_mod, _ANYWHERE),
-}
-# polygamma(m, x): mpmath reaches a negative x by recurrence, one step per unit of |x|, so its cost
-# grows with |x| there (for m = 10: 0.6 ms at x = -100, 3 ms at -1000, 3 s at -10**6); digamma
-# (m = 0) uses the reflection formula instead and is cheap everywhere.
-MAX_ORDER = 10
-MIN_POLYGAMMA = -100
-MAX_EXPONENT = 10_000  # of Pow: a larger one either explodes or vanishes, and 10**(2**30000) must not be tried
-# hyper: only 2F1, the one SymPy's integrate writes for a Beta-type integral, and only where its series
-# converges. At z = 1 mpmath sums it in closed form (Gauss), 0.3 ms at most with parameters within
-# 10**6. Inside the unit disc its cost grows with the parameters and with |z| (a parameter of 1000
-# takes 2 ms at z = 0.5, of 10**4 70 ms, of 10**6 0.5 s; at z = 0.9 a parameter of 10 can take 20 ms),
-# and mpmath may raise its working precision without end where the series' terms cancel (up to
-# 90 ms before it gives up); with parameters within 30, |z| <= 1/2 and its precision capped at 400
-# bits and 2000 terms, no evaluation takes more than 0.6 ms (every combination of parameters
-# +-30, +-30.5, 10, +-0.5, 2.5, 10**-6 and z = +-0.5, +-0.25).
-HYPER_PARAMETER, HYPER_RADIUS, HYPER_AT_ONE = 30, 0.5, 1e6
-
-
-def _hyper(expression: Any, values: Mapping[str, Any]):
-    """2F1(a, b; c; z) where its series converges and its cost is bounded (see HYPER_PARAMETER), else None."""
-    (upper, lower, z) = expression.args
-    if (len(upper), len(lower)) != (2, 1):
-        return None
-    a, b, c, z = args = [_evaluate(arg, values) for arg in (*upper, *lower, z)]
-    if any(arg is None for arg in args):
-        return None
-    if z == 1 and c - a - b > 0 and max(abs(a), abs(b), abs(c)) <= HYPER_AT_ONE:
-        return _guard(mpmath.hyp2f1(a, b, c, z))
-    if abs(z) <= HYPER_RADIUS and max(abs(a), abs(b), abs(c)) <= HYPER_PARAMETER:
-        return _guard(mpmath.hyp2f1(a, b, c, z, maxprec=400, maxterms=2000))
-    return None
-
-
-def _truth(condition: Any, values: Mapping[str, Any]) -> bool | None:
-    """Whether a Piecewise's condition holds at ``values``; None where a side of it has no value."""
-    if condition in (sympy.true, sympy.false):
-        return bool(condition)
-    if condition.func in _LOGIC:
-        truths = [_truth(arg, values) for arg in condition.args]
-        return None if None in truths else _LOGIC[condition.func](truths)
-    lhs, rhs = (_evaluate(side, values) for side in condition.args)
-    return None if lhs is None or rhs is None else _RELATIONS[condition.func](lhs, rhs)
-
-
-def _log_of(expression: Any, values: Mapping[str, Any]):
-    """``log(expression)`` as the sum of its factors' logarithms (each factor positive), or None.
-
-    A log-likelihood written as the logarithm of a product, ``log((N - 1 + a)**N * ...)``, passes
-    HUGE inside the logarithm for counts in the hundreds although its value is moderate.
-    """
-    if expression.func is sympy.Mul:
-        parts = [_log_of(arg, values) for arg in expression.args]
-        return None if None in parts else _guard(mpmath.fsum(parts))
-    if expression.func is sympy.Pow:
-        exponent, inner = _evaluate(expression.args[1], values), _log_of(expression.args[0], values)
-        return None if exponent is None or inner is None else _guard(exponent * inner)
-    if expression.func is sympy.exp:
-        return _evaluate(expression.args[0], values)
-    value = _evaluate(expression, values)
-    return None if value is None or value <= 0 else _guard(mpmath.log(value))
-
-
-def _evaluate(expression: Any, values: Mapping[str, Any]):
-    """The value of ``expression`` at ``values`` as an mpmath number, or None where it is not a
-    finite number of moderate size (every intermediate value is checked, so nothing explodes)."""
-    if isinstance(expression, sympy.Symbol):
-        return _guard(values.get(expression.name))
-    if expression.is_Number or expression in (sympy.pi, sympy.E, sympy.EulerGamma, sympy.I):
-        try:
-            return _guard(mpmath.mpmathify(expression.evalf(DIGITS)))
-        except (TypeError, ValueError):
-            return None
-    function = expression.func
-    try:
-        if function is sympy.Piecewise:  # the first piece whose condition holds; only its value is computed
-            for piece, condition in expression.args:
-                truth = _truth(condition, values)
-                if truth is None or truth:
-                    return truth and _evaluate(piece, values)
-            return None
-        if function is sympy.hyper:
-            return _hyper(expression, values)
-        if function is sympy.log and len(expression.args) == 1:
-            inside = _evaluate(expression.args[0], values)
-            if inside is None:  # perhaps a product past HUGE whose logarithm is moderate
-                return _log_of(expression.args[0], values)
-            return _guard(mpmath.log(inside))
-        if function is sympy.Heaviside:  # H(x, H0): H0 only at x = 0 (SymPy's default H0 is 1/2)
-            x = _evaluate(expression.args[0], values)
-            if x is None or x != 0:
-                return None if x is None else mpmath.mpf(x > 0)
-            return _evaluate(expression.args[1], values) if len(expression.args) > 1 else mpmath.mpf(0.5)
-        args = [_evaluate(arg, values) for arg in expression.args]
-        if any(arg is None for arg in args):
-            return None
-        if function is sympy.Add:
-            return _guard(mpmath.fsum(args))
-        if function is sympy.Mul:
-            result = mpmath.mpf(1)
-            for arg in args:
-                result = _guard(result * arg)
-                if result is None:
-                    return None
-            return result
-        if function is sympy.Pow:
-            base, exponent = args
-            if abs(exponent) > MAX_EXPONENT or (base == 0 and exponent <= 0):
-                return None
-            return _guard(mpmath.power(base, exponent))
-        if function in (sympy.Max, sympy.Min):
-            return max(args) if function is sympy.Max else min(args)
-        if function is sympy.polygamma:
-            order, x = args
-            if order != int(order) or not 0 <= order <= MAX_ORDER or (order > 0 and x < MIN_POLYGAMMA):
-                return None
-            return _guard(mpmath.polygamma(int(order), x))
-        numeric, (low, high) = _NUMERIC.get(function, (None, (0, 0)))
-        if numeric is None or not all(low <= arg <= high for arg in args):
-            return None
-        return _guard(numeric(*args))
-    except (ValueError, ZeroDivisionError, TypeError, OverflowError, ArithmeticError, mpmath.libmp.NoConvergence):
-        return None

@@ -27,6 +27,7 @@ TESTED_ELSEWHERE = {
     "lecturekit/text/tokenizer.py": "tests/lecturekit/text/test_text.py",  # one file for the text features
     "lecturekit/text/vocabulary.py": "tests/lecturekit/text/test_text.py",
     "lecturekit/text/selection.py": "tests/lecturekit/text/test_text.py",
+    "coursekit/evaluator.py": "tests/coursekit/test_symbolic.py",  # evaluated as answers are compared
     "coursekit/notebooks.py": "tests/test_notebooks.py",  # the masters' markup and hygiene, on every master
     "coursekit/grading/sandbox.py": "tests/coursekit/grading/test_isolation.py",  # the worker, from the grader's side
     "coursekit/grading/worker.py": "tests/coursekit/grading/test_isolation.py",

@@ -35,6 +35,7 @@ GRADER_PARTS = [
     "coursekit/__init__.py",
     "coursekit/repository.py",
     "coursekit/symbolic.py",
+    "coursekit/evaluator.py",
     "coursekit/check.py",
     "coursekit/grading",
 ]
