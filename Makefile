@@ -38,11 +38,14 @@ SCHEDULER ?=
 setup: $(STAMP)
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
-	$(PY) -m pip install --quiet --no-deps -e .
-	touch $(STAMP)
+	@echo "[course] set up: MathJax (npm), the virtual environment and the pinned packages ..."
+	@start=$$(date +%s) && set -x && \
+	npm ci --no-audit --no-fund --loglevel=error && \
+	$(PYTHON) -m venv $(VENV) && \
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt && \
+	$(PY) -m pip install --quiet --no-deps -e . && \
+	touch $(STAMP) && { set +x; } 2>/dev/null && \
+	echo "[course] set up: done in $$(( $$(date +%s) - start )) s"
 
 book: $(STAMP)
 	$(PY) -m coursekit book

@@ -4,4 +4,5 @@ import sys
 
 from coursekit.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # not when a process of the book's execution pool imports this module
+    sys.exit(main())

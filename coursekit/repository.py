@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +23,15 @@ BOOK_SOURCE = BUILD / "source"
 def log(message: str) -> None:
     """Print ``message`` for the person at the terminal; a character the terminal cannot show is escaped."""
     print(f"[course] {message}".encode("utf-8", "backslashreplace").decode("utf-8"), flush=True)
+
+
+@contextmanager
+def stage(name: str) -> Iterator[None]:
+    """Log a stage of a build as it starts and, with the seconds it took, as it ends."""
+    log(f"{name} ...")
+    started = time.perf_counter()
+    yield
+    log(f"{name}: done in {time.perf_counter() - started:.0f} s")
 
 
 def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:

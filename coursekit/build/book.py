@@ -10,6 +10,7 @@ environment, every chapter gets launch buttons.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import shutil
 import subprocess
@@ -20,7 +21,7 @@ import nbformat
 import yaml
 
 from coursekit.build.assign import assign
-from coursekit.repository import BOOK_SOURCE, DIST, ROOT, log, run, tool
+from coursekit.repository import BOOK_SOURCE, DIST, ROOT, log, run, stage, tool
 
 # Files and folders at the top of the repository that make up the website besides the notebooks.
 BOOK_FILES = [
@@ -140,15 +141,50 @@ def copy_mathjax(target: Path) -> None:
             shutil.copy2(origin, destination)
 
 
+EXECUTION_SECONDS = 300  # per cell, as _config.yml's execute.timeout
+
+
+def execute_notebooks(source: Path, output_root: Path, processes: int | None = None) -> None:
+    """Execute the staged notebooks side by side into the book's execution cache.
+
+    Jupyter Book executes one notebook after another; run first, the notebooks execute in
+    ``processes`` processes at once (one per CPU by default) into the cache Jupyter Book reads
+    (``_build/.jupyter_cache``, keyed by the code of each notebook), so the build then finds
+    every notebook executed. A notebook already in the cache with the same code is not run
+    again; one that fails is left to the build, which runs it once more and reports its error.
+    """
+    from jupyter_cache import get_cache
+    from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, ProcessData
+
+    cache = get_cache(str(output_root / "_build" / ".jupyter_cache"))
+    work = []
+    for path in sorted((source / "notebooks").glob("*.ipynb"), key=lambda p: -p.stat().st_size):
+        try:
+            cache.match_cache_notebook(nbformat.read(path, as_version=4))
+        except KeyError:  # not executed yet with this code: the largest first, for an even finish
+            record = cache.add_nb_to_project(str(path))
+            work.append(ProcessData(record.pk, record.uri, cache, EXECUTION_SECONDS, False))
+    if not work:
+        return
+    with multiprocessing.get_context("spawn").Pool(processes or os.cpu_count() or 1) as pool:
+        for code, uri in pool.imap_unordered(ExecutionWorkerLocalMProc(), work, chunksize=1):
+            if code:
+                log(f"{Path(uri).name} failed to execute; the build runs it again and reports why")
+
+
 def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT, *, strict: bool = True) -> Path:
     """Strict Jupyter Book build: any warning (a failing cell, a broken reference) fails it.
 
-    ``strict=False`` is for partial books in tests, whose chapters link chapters left out.
+    The notebooks execute first, side by side (:func:`execute_notebooks`). ``strict=False`` is for
+    partial books in tests, whose chapters link chapters left out.
     """
+    with stage("execute the notebooks"):
+        execute_notebooks(source, output_root)
     flags = ["-W", "-n", "--keep-going"] if strict else []
     command = [tool("jupyter-book"), "build", source, "--path-output", output_root, *flags]
     try:
-        run(command)
+        with stage("build the website (HTML)"):
+            run(command)
     except subprocess.CalledProcessError:
         # A kernel can die before it starts: jupyter_client picks its TCP ports by binding port 0
         # and releasing it, and another process starting a kernel at the same moment (nbval, the
@@ -165,8 +201,10 @@ def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT, *, strict: 
 
 def book(dist: Path = DIST, output_root: Path = ROOT) -> Path:
     """Build the website; ``REPOSITORY_URL`` etc. in the environment add launch buttons."""
-    student_dir = assign(dist)
-    source = stage_book(student_dir, output_root / "_build" / "source", **repository_settings())
+    with stage("student notebooks and autograder zips (otter assign)"):
+        student_dir = assign(dist, run_tests=False)  # `make assignments` runs otter's tests; the website needs none
+    with stage("stage the website's sources"):
+        source = stage_book(student_dir, output_root / "_build" / "source", **repository_settings())
     index = build_book(source, output_root)
     log(f"the course website is built: open {index}")
     return index
