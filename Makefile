@@ -8,6 +8,9 @@
 #                      _build/pdf/generative-learning-algorithms.pdf, also copied beside the website
 #   make test          set up, lint, and run the whole test suite (what CI runs)
 #   make lint          ruff check and ruff format --check over the whole tree, notebooks included
+#   make check-release what only a release needs besides `make test`: the whole course printed as a
+#                      PDF and checked (the tests marked `release`), and every catalogued wrong
+#                      answer of every notebook graded (python -m coursekit exercises check)
 #   make lab           JupyterLab on the student notebooks
 #   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder)
 #   make release       the student repository to publish (dist/student-repository)
@@ -33,7 +36,7 @@ STAMP  := $(VENV)/.installed
 SUBMISSIONS ?= submissions
 SCHEDULER ?=
 
-.PHONY: setup book pdf lint test lab assignments release grade report bench lock clean
+.PHONY: setup book pdf lint test check-release lab assignments release grade report bench lock clean
 
 setup: $(STAMP)
 
@@ -68,6 +71,10 @@ lint: $(STAMP)
 # threads on top of them made the mixture tests several times slower.
 test: lint
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(PY) -m pytest -rs
+
+check-release: $(STAMP)
+	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(PY) -m pytest -rs -m release
+	$(PY) -m coursekit exercises check notebooks/*.ipynb
 
 assignments: $(STAMP)
 	$(PY) -m coursekit assign

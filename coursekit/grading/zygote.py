@@ -51,6 +51,9 @@ CONTROL_SECONDS = 5
 ZYGOTE_MEMORY = 2**30
 TASKS = 256
 CPUS = 1.0
+# Zygotes a pool keeps: an assignment's own and those of its questions with bans (at most three in this
+# course's notebooks), and one more, so that a batch of several assignments keeps the common ones.
+ZYGOTES = 4
 _ZYGOTES = itertools.count()
 
 
@@ -536,7 +539,8 @@ class WorkerPool:
         return self.supports[key]
 
     def zygote(self, environment: Environment) -> Zygote:
-        """The zygote for ``environment``, made on first use (at most two are kept; the oldest goes).
+        """The zygote for ``environment``, made on first use (at most :data:`ZYGOTES` are kept; the
+        one used least recently goes).
 
         Parameters
         ----------
@@ -548,13 +552,15 @@ class WorkerPool:
         Zygote
             Not started yet if new: it starts with its first worker.
         """
-        if environment not in self.zygotes:
+        if environment in self.zygotes:  # the most recently used last
+            self.zygotes[environment] = self.zygotes.pop(environment)
+        else:
             if environment.banned and not self.isolated:
                 raise IsolationUnavailable(
                     "a question that bans a module needs the confined worker: "
                     + (isolation_problem(self.protect) or "this grader runs without it")
                 )
-            if len(self.zygotes) >= 4:  # the assignment's own and those of questions with bans
+            if len(self.zygotes) >= ZYGOTES:
                 oldest = next(iter(self.zygotes))
                 self.zygotes.pop(oldest).stop()
             self.zygotes[environment] = Zygote(environment, self)

@@ -1,5 +1,8 @@
 """The whole course as one PDF (``make pdf``, coursekit/build/pdf.py), printed from the book the suite builds.
 
+Printing the whole course takes minutes and only a release needs it: the tests of the PDF itself are
+marked ``release`` and run by ``make check-release``, not by ``make test``.
+
 The single-page build reuses the website's execution cache and Sphinx environment, so no notebook runs
 again; Chromium prints it as ``make pdf`` does. The PDF must hold every page of ``_toc.yml`` in order,
 with its title, as a bookmark at the page where it starts; its math typeset (no TeX left in the text);
@@ -86,6 +89,7 @@ def text(document) -> list[str]:
     return [document[i].get_textpage().get_text_bounded() for i in range(len(document))]
 
 
+@pytest.mark.release
 def test_every_page_of_the_book_is_in_the_pdf_in_order(text):
     whole, position = squashed("\n".join(text)), 0
     for file in toc_files():
@@ -98,6 +102,7 @@ def test_every_page_of_the_book_is_in_the_pdf_in_order(text):
     assert len(text) > 10 * len(toc_files()), f"{len(text)} pages for {len(toc_files())} pages of the book"
 
 
+@pytest.mark.release
 def test_every_page_has_a_bookmark_at_its_first_page(document, text):
     """Bookmarks titled as the headings, spaces and all, each pointing at the page where its page begins."""
     bookmarks = [(plain(b.get_title()), b.get_dest().get_index()) for b in document.get_toc() if b.get_dest()]
@@ -114,6 +119,7 @@ def test_every_page_has_a_bookmark_at_its_first_page(document, text):
     assert starts == sorted(starts), f"the bookmarks of the book's pages are out of order: pages {starts}"
 
 
+@pytest.mark.release
 def test_the_math_is_typeset(text):
     whole = "\n".join(text)
     raw = [whole[max(0, m.start() - 60) : m.end() + 60].replace("\n", " ") for m in RAW_TEX.finditer(whole)]
@@ -122,6 +128,7 @@ def test_the_math_is_typeset(text):
     assert "\u2223" in whole, "no typeset formula in the PDF's text"
 
 
+@pytest.mark.release
 def test_every_figure_is_in_the_pdf(document, course_pdf):
     import pypdfium2.raw
 

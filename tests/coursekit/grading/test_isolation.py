@@ -274,3 +274,18 @@ def test_unconfined_workers_are_explicit_and_cannot_ban(support):
         assert not unconfined.isolated
         with pytest.raises(IsolationUnavailable):
             unconfined.zygote(Environment(support, ("lecturekit",)))
+
+
+def test_a_pool_keeps_the_zygotes_it_used_last(tmp_path):
+    # A batch of several assignments comes back to the environments every assignment shares (no ban,
+    # or lecturekit's): the least recently used zygote goes, not the first made.
+    kept = zygote_module.ZYGOTES
+    environments = [Environment(tmp_path / f"support-{i}") for i in range(kept + 1)]
+    with WorkerPool(isolation="off", bounded=False) as pool:
+        first = pool.zygote(environments[0])
+        for environment in environments[1:kept]:
+            pool.zygote(environment)
+        assert pool.zygote(environments[0]) is first  # used again
+        pool.zygote(environments[kept])  # one more than the pool keeps
+        assert environments[0] in pool.zygotes and environments[1] not in pool.zygotes
+        assert len(pool.zygotes) == kept
