@@ -4,5 +4,5 @@ import sys
 
 from coursekit.cli import main
 
-if __name__ == "__main__":  # not when a process of the book's execution pool imports this module
+if __name__ == "__main__":  # importing the module runs nothing
     sys.exit(main())

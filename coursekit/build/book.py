@@ -10,10 +10,11 @@ environment, every chapter gets launch buttons.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import shutil
 import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
 
@@ -147,29 +148,81 @@ EXECUTION_SECONDS = 300  # per cell, as _config.yml's execute.timeout
 def execute_notebooks(source: Path, output_root: Path, processes: int | None = None) -> None:
     """Execute the staged notebooks side by side into the book's execution cache.
 
-    Jupyter Book executes one notebook after another; run first, the notebooks execute in
-    ``processes`` processes at once (one per CPU by default) into the cache Jupyter Book reads
-    (``_build/.jupyter_cache``, keyed by the code of each notebook), so the build then finds
-    every notebook executed. A notebook already in the cache with the same code is not run
-    again; one that fails is left to the build, which runs it once more and reports its error.
+    Jupyter Book executes one notebook after another; run first, the notebooks that the book's
+    ``_toc.yml`` lists execute ``processes`` at a time (one per CPU by default), each in a Python
+    process of its own (:func:`execute_one`), into the cache Jupyter Book reads
+    (``_build/.jupyter_cache``, keyed by the code of each notebook), so the build then finds every
+    notebook executed. A notebook already in the cache with the same code is not run again; one that
+    fails is left to the build, which runs it once more and reports its error.
     """
+    from jupyter_cache import get_cache
+
+    cache_path = output_root / "_build" / ".jupyter_cache"
+    cache = get_cache(str(cache_path))
+    work = []
+    for path in sorted(book_notebooks(source), key=lambda p: -p.stat().st_size):  # the largest first
+        try:
+            cache.match_cache_notebook(nbformat.read(path, as_version=4))
+        except KeyError:  # not executed yet with this code
+            work.append((path, cache.add_nb_to_project(str(path)).pk))
+
+    def execute(item: tuple[Path, int]) -> None:
+        path, pk = item
+        code = f"from coursekit.build.book import execute_one; execute_one({str(cache_path)!r}, {pk})"
+        if subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=False).returncode:
+            log(f"{path.name} failed to execute; the build runs it again and reports why")
+
+    with ThreadPoolExecutor(processes or os.cpu_count() or 1) as pool:
+        list(pool.map(execute, work))
+
+
+def execute_one(cache_path: str, pk: int) -> None:
+    """Execute the cache's project notebook ``pk`` in its own folder and cache it (exit 1 if it failed)."""
     from jupyter_cache import get_cache
     from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, ProcessData
 
+    cache = get_cache(cache_path)
+    uri = cache.get_project_record(pk).uri
+    code, _ = ExecutionWorkerLocalMProc()(ProcessData(pk, uri, cache, EXECUTION_SECONDS, False))
+    raise SystemExit(code)
+
+
+def book_notebooks(source: Path) -> list[Path]:
+    """The notebooks that the staged book's ``_toc.yml`` lists (``only_build_toc_files``: the others are not built)."""
+    files: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            files.extend(str(node[key]) for key in ("root", "file") if key in node)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    toc = source / "_toc.yml"
+    walk(yaml.safe_load(toc.read_text()) if toc.exists() else None)
+    paths = {source / (file if file.endswith(".ipynb") else f"{file}.ipynb") for file in files}
+    return sorted(path for path in paths if path.exists())
+
+
+def keep_executed(source: Path, output_root: Path) -> None:
+    """Put each executed notebook in ``_build/jupyter_execute``, as a build that executed it writes it.
+
+    Where myst-nb takes a notebook's outputs from the cache, it renders them but writes the notebook
+    it read, without outputs, to ``jupyter_execute``; the executed copy is the cache's.
+    """
+    from jupyter_cache import get_cache
+
     cache = get_cache(str(output_root / "_build" / ".jupyter_cache"))
-    work = []
-    for path in sorted((source / "notebooks").glob("*.ipynb"), key=lambda p: -p.stat().st_size):
+    for path in book_notebooks(source):
+        target = output_root / "_build" / "jupyter_execute" / path.relative_to(source)
         try:
-            cache.match_cache_notebook(nbformat.read(path, as_version=4))
-        except KeyError:  # not executed yet with this code: the largest first, for an even finish
-            record = cache.add_nb_to_project(str(path))
-            work.append(ProcessData(record.pk, record.uri, cache, EXECUTION_SECONDS, False))
-    if not work:
-        return
-    with multiprocessing.get_context("spawn").Pool(processes or os.cpu_count() or 1) as pool:
-        for code, uri in pool.imap_unordered(ExecutionWorkerLocalMProc(), work, chunksize=1):
-            if code:
-                log(f"{Path(uri).name} failed to execute; the build runs it again and reports why")
+            record = cache.match_cache_notebook(nbformat.read(path, as_version=4))
+        except KeyError:
+            continue  # not executed (the build failed on it, or it was not built)
+        if target.exists():
+            nbformat.write(cache.get_cache_bundle(record.pk).nb, target)
 
 
 def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT, *, strict: bool = True) -> Path:
@@ -193,6 +246,7 @@ def build_book(source: Path = BOOK_SOURCE, output_root: Path = ROOT, *, strict: 
         # fails again.
         log("the book build failed; building once more, in case a kernel lost its port to another process")
         run(command)
+    keep_executed(source, output_root)
     index = output_root / "_build" / "html" / "index.html"
     if not index.exists():
         raise SystemExit(f"the build finished but {index} is missing")

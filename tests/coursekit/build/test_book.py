@@ -86,6 +86,7 @@ def test_skipping_every_exercise_still_runs_the_whole_notebook(built_book):
     assert executed, "the build kept no executed notebooks"
     for path in executed:
         nb = nbformat.read(path, as_version=4)
+        assert any(c.outputs for c in nb.cells if c.cell_type == "code"), f"{path.name} holds no output"
         errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
         assert not errors, f"{path.name}: {errors[0]['ename']}: {errors[0]['evalue']}"
 
