@@ -75,6 +75,18 @@ def prebuild(shared: Path) -> None:
     shared_build(shared, "book", lambda out: build_website(release, out))
 
 
+def prebuild_command(shared: Path | None) -> list[str]:
+    """The command that runs :func:`prebuild` into ``shared`` (None: only its imports), from the checkout.
+
+    Run from the checkout, so that ``coursekit`` is the package and not ``tests/coursekit`` (which
+    mirrors it: a namespace package wherever it comes first on the path), with ``tests/`` after it.
+    """
+    code = f"import sys; sys.path.insert(1, {str(Path(__file__).parent)!r}); import conftest"
+    if shared is not None:
+        code += f"; conftest.prebuild(__import__('pathlib').Path({str(shared)!r}))"
+    return [sys.executable, "-c", code]
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--every-wrong-answer",
@@ -103,8 +115,8 @@ def pytest_sessionstart(session):
     shared = config._tmp_path_factory.getbasetemp()
     with open(shared / "prebuild.log", "w") as log:
         config.stash[PREBUILD] = subprocess.Popen(
-            [sys.executable, "-c", f"import conftest; conftest.prebuild(__import__('pathlib').Path({str(shared)!r}))"],
-            cwd=Path(__file__).parent,
+            prebuild_command(shared),
+            cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
         )

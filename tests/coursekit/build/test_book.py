@@ -10,6 +10,7 @@ import subprocess
 import nbformat
 import pytest
 
+from conftest import ROOT
 from coursekit.build import book
 from coursekit.build.book import binder_url, build_book, stage_book
 from coursekit.notebooks import master_notebooks
@@ -125,3 +126,13 @@ def test_a_failed_book_build_is_tried_once_more(monkeypatch, tmp_path, failures,
         with pytest.raises(subprocess.CalledProcessError):
             build_book(tmp_path / "source", tmp_path)
     assert len(calls) == builds and calls[0] == calls[-1]
+
+
+def test_the_sessions_prebuild_process_imports_the_course_packages():
+    # Started with a whole-suite run (conftest.pytest_sessionstart), it builds the release and the
+    # website while the tests run; an import error there would leave every test that needs them to
+    # build them itself, one process at a time.
+    import conftest
+
+    done = subprocess.run(conftest.prebuild_command(None), cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
