@@ -61,8 +61,9 @@ def read_roster(path: Path) -> list[Student]:
     path = Path(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:
-            rows = list(csv.DictReader(handle))
-            header = [name.strip() for name in (rows[0].keys() if rows else [])]
+            reader = csv.DictReader(handle)
+            rows = [(reader.line_num, row) for row in reader]  # the line each row ends on (blank lines skipped)
+            header = [name.strip() for name in reader.fieldnames or []]
     except (OSError, UnicodeDecodeError, csv.Error) as error:
         raise RosterError(f"cannot read the roster {path}: {error}") from None
     if not rows:
@@ -71,7 +72,7 @@ def read_roster(path: Path) -> list[Student]:
         columns = ", ".join(header)
         raise RosterError(f"the roster {path} has no column `id` (its columns: {columns}): name the ids' column `id`")
     students, seen = [], {}
-    for line, row in enumerate(rows, start=2):
+    for line, row in rows:
         if None in row:  # csv.DictReader keeps the fields past the header's under None
             raise RosterError(
                 f"{path}, line {line}: more fields than the header names; quote a field that holds a comma"

@@ -145,6 +145,14 @@ def copy_mathjax(target: Path) -> None:
 EXECUTION_SECONDS = 300  # per cell, as _config.yml's execute.timeout
 
 
+def execution_cache(output_root: Path):
+    """The folder of the execution cache Jupyter Book reads when it builds into ``output_root``, and the cache."""
+    from jupyter_cache import get_cache
+
+    path = output_root / "_build" / ".jupyter_cache"
+    return path, get_cache(str(path))
+
+
 def execute_notebooks(source: Path, output_root: Path, processes: int | None = None) -> None:
     """Execute the staged notebooks side by side into the book's execution cache.
 
@@ -155,10 +163,7 @@ def execute_notebooks(source: Path, output_root: Path, processes: int | None = N
     notebook executed. A notebook already in the cache with the same code is not run again; one that
     fails is left to the build, which runs it once more and reports its error.
     """
-    from jupyter_cache import get_cache
-
-    cache_path = output_root / "_build" / ".jupyter_cache"
-    cache = get_cache(str(cache_path))
+    cache_path, cache = execution_cache(output_root)
     work = []
     for path in sorted(book_notebooks(source), key=lambda p: -p.stat().st_size):  # the largest first
         try:
@@ -212,9 +217,7 @@ def keep_executed(source: Path, output_root: Path) -> None:
     Where myst-nb takes a notebook's outputs from the cache, it renders them but writes the notebook
     it read, without outputs, to ``jupyter_execute``; the executed copy is the cache's.
     """
-    from jupyter_cache import get_cache
-
-    cache = get_cache(str(output_root / "_build" / ".jupyter_cache"))
+    _, cache = execution_cache(output_root)
     for path in book_notebooks(source):
         target = output_root / "_build" / "jupyter_execute" / path.relative_to(source)
         try:

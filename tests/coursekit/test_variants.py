@@ -50,6 +50,8 @@ def test_a_roster_keeps_its_order_and_columns(tmp_path):
         ("id\ns1\n,\n", "line 3: more fields than the header"),
         ("id,name\ns1,A\n,B\n", "line 3: the id ''"),
         ("id\ns1\ns2\ns1\n", "line 4: the id 's1' is on line 2 already"),
+        ("id\ns1\n\n\ns1\n", "line 5: the id 's1' is on line 2 already"),
+        ("id\ns1,extra\n", "line 2: more fields than the header"),
     ],
 )
 def test_a_bad_roster_is_refused_with_the_row_and_the_fix(tmp_path, text, message):
