@@ -12,7 +12,10 @@
 #                      PDF and checked (the tests marked `release`), and every catalogued wrong
 #                      answer of every notebook graded (python -m coursekit exercises check)
 #   make lab           JupyterLab on the student notebooks
-#   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder)
+#   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder);
+#                      ROSTER=roster.csv SECRET=~/.config/course-secret: also each student's own
+#                      notebooks, their own numbers and option orders (dist/student/<id>/);
+#                      GRADESCOPE=1 puts the secret in the zips, for Gradescope to grade each own variant
 #   make release       the student repository to publish (dist/student-repository)
 #   REPOSITORY_URL=... (with book or release) the published student repository: launch buttons,
 #                      Binder badge; REPOSITORY_BRANCH (default main), JUPYTERHUB_URL optional
@@ -21,7 +24,8 @@
 #                      UNISOLATED=1 grades anyway, unconfined), each sandbox bounded as a whole by a
 #                      cgroup (UNBOUNDED=1 grades where none can be made), on a Dask cluster of this machine;
 #                      SCHEDULER=tcp://host:8786 grades on an existing Dask cluster instead; then writes
-#                      the report below
+#                      the report below; ROSTER=... SECRET=... (as for make assignments, the notebooks
+#                      in SUBMISSIONS/<id>/): each graded on its owner's variant, flagged if it carries another's
 #   make report SUBMISSIONS=folder  folder/report.html from folder/scores.csv (per assignment the
 #                      totals, each question's facility, discrimination and most frequent named
 #                      mistakes, pairs sharing unusual wrong answers) and folder/gradebook.csv
@@ -35,6 +39,8 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 SUBMISSIONS ?= submissions
 SCHEDULER ?=
+ROSTER ?=
+SECRET ?=
 
 .PHONY: setup book pdf lint test check-release lab assignments release grade report bench lock clean
 
@@ -77,7 +83,8 @@ check-release: $(STAMP)
 	$(PY) -m coursekit exercises check notebooks/*.ipynb
 
 assignments: $(STAMP)
-	$(PY) -m coursekit assign
+	$(PY) -m coursekit assign $(if $(ROSTER),--roster $(ROSTER)) $(if $(SECRET),--secret $(SECRET)) \
+		$(if $(filter 1 yes true,$(GRADESCOPE)),--secret-in-zips)
 
 release: $(STAMP)
 	$(PY) -m coursekit release
@@ -88,7 +95,8 @@ lab: assignments
 grade: $(STAMP)
 	$(PY) -m coursekit grade $(SUBMISSIONS) $(if $(filter 1 yes true,$(UNISOLATED)),--unisolated) \
 		$(if $(filter 1 yes true,$(UNBOUNDED)),--unbounded) \
-		$(if $(SCHEDULER),--scheduler $(SCHEDULER))
+		$(if $(SCHEDULER),--scheduler $(SCHEDULER)) \
+		$(if $(ROSTER),--roster $(ROSTER)) $(if $(SECRET),--secret $(SECRET))
 
 report: $(STAMP)
 	$(PY) -m coursekit report $(SUBMISSIONS)

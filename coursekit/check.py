@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -30,6 +31,7 @@ from typing import Any
 import otter
 import sympy
 
+from coursekit.choices import translate
 from coursekit.symbolic import SymbolicAnswerError, evaluate, parse, to_data
 
 __all__ = ["NO_PROBLEM", "CheckResult", "Notebook", "as_graded"]
@@ -218,8 +220,20 @@ class Notebook(otter.Notebook):
     """Otter's ``Notebook`` whose :meth:`check` never says "passed" (see :class:`CheckResult`).
 
     Everything else (``export``, ``check_all``, ``to_pdf``, ...) is otter's. A student notebook's
-    ``# Initialize Otter`` cell makes one: ``grader = Notebook("NAME.ipynb")``.
+    ``# Initialize Otter`` cell makes one: ``grader = Notebook("NAME.ipynb")``. Where the student's
+    variant shuffles a question's options, the check reads the order from the notebook's metadata
+    (``coursekit.options``, :mod:`coursekit.build.personal`) and gives the tests the answer in the
+    master's letters, as the grader does.
     """
+
+    def _option_order(self, question: str) -> dict[str, str]:
+        try:
+            with open(self._notebook, encoding="utf-8") as handle:
+                metadata = json.load(handle).get("metadata", {})
+        except (OSError, TypeError, ValueError):
+            return {}
+        order = (metadata.get("coursekit") or {}).get("options", {}).get(question)
+        return order if isinstance(order, dict) else {}
 
     def check(self, question: str, global_env: dict[str, Any] | None = None) -> CheckResult:
         """Run ``question``'s public tests on the notebook's answers, as otter does, and say honestly what came out.
@@ -237,6 +251,9 @@ class Notebook(otter.Notebook):
         """
         if global_env is None:
             global_env = inspect.currentframe().f_back.f_globals
+        order = self._option_order(question)
+        if order and question in global_env:  # the student's letters, as the master's tests read them
+            global_env = {**global_env, question: translate(global_env[question], order)}
         _read.clear()
         try:
             result = super().check(question, global_env)

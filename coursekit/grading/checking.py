@@ -43,6 +43,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 
+from coursekit.choices import translate
 from coursekit.grading.sandbox import MAX_CHECK_BYTES, POLL_SECONDS, Outcome, Sandbox, backstop
 from coursekit.grading.untrusted import identifier, plain
 from coursekit.grading.zygote import process_seconds
@@ -173,14 +174,20 @@ def feedback(message: str | None, limit: int = 300) -> str:
     return plain(text.strip(), limit) if kind == "AssertionError" else ""
 
 
-def _checked(tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: float) -> Verdict:
-    """In the child: look the answers up, run the tests, say how it went."""
+def _checked(tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: float, variant: dict) -> Verdict:
+    """In the child: look the answers up, run the tests on the student's ``variant``, say how it went."""
     check = _Check(sandbox, seconds, wall_end, wall)
     sandbox.allowance = MAX_CHECK_BYTES
     sandbox.errors = []
     try:
         names = {p for tc in tests.test_cases for p in inspect.signature(tc.body.test_func).parameters}
-        tests.run(answers(check, names - {"env"}))
+        if "params" in variant:  # the tests read the question's numbers from their global VARIANT
+            for case in tests.test_cases:
+                case.body.test_func.__globals__["VARIANT"] = dict(variant["params"])
+        environment = answers(check, names - {"env", "VARIANT"})
+        if "options" in variant and tests.name in environment:  # the student's letters, in the master's
+            environment[tests.name] = translate(environment[tests.name], variant["options"])
+        tests.run(environment)
     except _Abort as abort:
         outcome = abort.outcome
         return Verdict(
@@ -201,7 +208,7 @@ def _checked(tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: flo
 
 
 def _child(
-    tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: float, out: int
+    tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: float, variant: dict, out: int
 ) -> None:  # pragma: no cover - forked child
     """The forked child's whole life: limits, the check, the verdict on ``out``, exit."""
     try:
@@ -216,7 +223,7 @@ def _child(
         sandbox.detached = True  # a fault ends only this process's use of the worker (the parent restarts it)
         size = _address_space()
         resource.setrlimit(resource.RLIMIT_AS, (size + CHECK_MEMORY, size + CHECK_MEMORY))
-        verdict = _checked(tests, sandbox, seconds, wall_end, wall)
+        verdict = _checked(tests, sandbox, seconds, wall_end, wall, variant)
     except MemoryError:
         verdict = Verdict(abort="check-memory")
     except BaseException:  # noqa: BLE001 - whatever the check's code raised: this process just reports it
@@ -235,7 +242,7 @@ def _address_space() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def run(tests, sandbox: Sandbox, seconds: float, wall_end: float | None = None) -> Verdict:
+def run(tests, sandbox: Sandbox, seconds: float, wall_end: float | None = None, variant: dict | None = None) -> Verdict:
     """Run ``tests`` (otter's test file object) on the answers in ``sandbox``'s worker, in a child.
 
     Parameters
@@ -250,6 +257,9 @@ def run(tests, sandbox: Sandbox, seconds: float, wall_end: float | None = None) 
     wall_end : float or None
         ``time.monotonic()`` value by which the check must be done in any case; it is never later
         than the backstop, :func:`coursekit.grading.sandbox.backstop` of ``seconds`` from now.
+    variant : dict or None
+        The question's variant (:meth:`coursekit.grading.variant.Variants.of`): its ``params`` are the
+        tests' global ``VARIANT``; with ``options``, the answer is translated to the master's letters.
 
     Returns
     -------
@@ -267,7 +277,7 @@ def run(tests, sandbox: Sandbox, seconds: float, wall_end: float | None = None) 
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
         os.close(read)
-        _child(tests, sandbox, seconds, wall_end, wall, write)
+        _child(tests, sandbox, seconds, wall_end, wall, variant or {}, write)
     os.close(write)
     data, limit = b"", ""
     # The child's own CPU time and the worker's, read when they could have run out (as the sandbox does).

@@ -127,6 +127,7 @@ def grade_one(
     grader: GraderProcess | None = None,
     unisolated: bool = False,
     unbounded: bool = False,
+    seed: int = 0,
 ) -> dict:
     """Grade one notebook with ``coursekit.grading.grader``, in ``grader`` or in a process of its own.
 
@@ -146,6 +147,8 @@ def grade_one(
         Grade without confining the worker (never implicit: see ``coursekit/grading/gradebook.py``).
     unbounded : bool
         Grade without bounding each sandbox as a whole (never implicit either).
+    seed : int
+        The seed of the owner's variant (:mod:`coursekit.grading.variant`); 0, the public one.
 
     Returns
     -------
@@ -161,6 +164,7 @@ def grade_one(
         "bounded": not unbounded,
         "budget_seconds": timeout,
         "cell_seconds": cell_seconds,
+        "seed": seed,
     }
     own = grader is None
     grader = grader or GraderProcess()
@@ -234,7 +238,7 @@ class GradingPlugin(WorkerPlugin):
                 partial.rename(path)
         return path
 
-    def grade(self, name: str, notebook: bytes, zip_name: str, digest: str, zip_data: bytes) -> dict:
+    def grade(self, name: str, notebook: bytes, zip_name: str, digest: str, zip_data: bytes, seed: int = 0) -> dict:
         """Grade one submission (see :func:`grade_one`); its row, with the seconds it took."""
         autograder = self._autograder(zip_name, digest, zip_data)
         folder = Path(tempfile.mkdtemp(dir=self.scratch, prefix="submission-"))
@@ -257,6 +261,7 @@ class GradingPlugin(WorkerPlugin):
                 grader,
                 self.options["unisolated"],
                 self.options.get("unbounded", False),
+                seed,
             )
             row["seconds"] = round(time.monotonic() - start, 1)
             return row
@@ -264,11 +269,11 @@ class GradingPlugin(WorkerPlugin):
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def grade_task(name: str, notebook: bytes, zip_name: str, digest: str, zip_data: bytes) -> dict:
+def grade_task(name: str, notebook: bytes, zip_name: str, digest: str, zip_data: bytes, seed: int = 0) -> dict:
     """One submission's task: graded by this worker's :class:`GradingPlugin`."""
     from distributed import get_worker
 
-    return get_worker().plugins[PLUGIN].grade(name, notebook, zip_name, digest, zip_data)
+    return get_worker().plugins[PLUGIN].grade(name, notebook, zip_name, digest, zip_data, seed)
 
 
 @contextlib.contextmanager
@@ -309,6 +314,7 @@ def grade_all(
     scheduler: str | None = None,
     jobs: int | None = None,
     done: Callable[[str, dict], None] | None = None,
+    seeds: dict[str, int] | None = None,
 ) -> dict[str, dict]:
     """Grade submissions on Dask, each in a task of its own; their rows by name.
 
@@ -326,6 +332,8 @@ def grade_all(
         See ``scheduler``.
     done : callable or None
         Called with each name and row as soon as it is graded.
+    seeds : dict or None
+        The seed of each name's variant (the owner's, :mod:`coursekit.grading.variant`); 0 where absent.
 
     Returns
     -------
@@ -354,6 +362,7 @@ def grade_all(
                 Path(zip_path).name,
                 digest,
                 data,
+                (seeds or {}).get(name, 0),
                 key=f"grade-{run}-{index:05d}",
                 pure=False,
             )
@@ -375,6 +384,7 @@ def grade_all(
                         Path(zip_path).name,
                         zips[zip_path][0],
                         Path(zip_path).read_bytes(),
+                        (seeds or {}).get(name, 0),
                         key=f"{key}-retry{attempts[name]}",
                         pure=False,
                     )

@@ -25,9 +25,12 @@ from pathlib import Path
 
 from coursekit.grading import isolation, limits, submission
 from coursekit.grading.fanout import SUBMISSION_TIMEOUT, GraderProcess, grade_all, grade_one  # noqa: F401 (the API)
+from coursekit.grading.grader import Assignment
 from coursekit.grading.item_analysis import FAULTS, fault, question_order
+from coursekit.grading.owners import Owners, recorded_tag
 from coursekit.grading.untrusted import plain
 from coursekit.repository import DIST, ROOT, log
+from coursekit.variants import read_roster, read_secret
 
 UNISOLATED_HINT = "make grade SUBMISSIONS=... UNISOLATED=1 (python -m coursekit grade --unisolated)"
 UNBOUNDED_HINT = "make grade SUBMISSIONS=... UNBOUNDED=1 (python -m coursekit grade --unbounded)"
@@ -88,6 +91,8 @@ def grade(
     unisolated: bool = False,
     scheduler: str | None = None,
     unbounded: bool = False,
+    owners: Owners | None = None,
+    seeds: dict[str, int] | None = None,
 ) -> list[dict]:
     """Grade every notebook under ``submissions`` and write one row per submission to ``out_csv``.
 
@@ -118,6 +123,13 @@ def grade(
         Grade without bounding each sandbox as a whole (where no cgroup can be made here:
         :mod:`coursekit.grading.limits`), each worker limited by process only. Without it, grading
         stops first if they cannot be bounded (SystemExit, saying what would bound them).
+    owners : Owners or None
+        The roster and the course secret: each notebook, in a folder named by its owner's id, is
+        graded on its owner's variant and flagged (column ``flag``) where it carries another's
+        (:mod:`coursekit.grading.owners`). None: every notebook on the public variant, 0.
+    seeds : dict or None
+        The seed to grade each submission on, by its path under ``submissions`` (as ``exercises check
+        --variants`` sets them); it overrides ``owners``.
 
     Returns
     -------
@@ -158,16 +170,18 @@ def grade(
     where = f"on the Dask cluster at {scheduler}" if scheduler else f"{jobs} at a time"
     log(f"grading {len(paths)} submissions, {where}, {how}; each is stopped after {timeout / 60:g} min")
 
-    rows, tasks = {}, []
+    rows, tasks, seeds, declared = {}, [], dict(seeds or {}), {}
     for path in paths:
         key = str(path.relative_to(submissions))
         try:
-            name = assignment_name(path)
+            nb = submission.read(path)
+            name = submission.assignment_name(nb) or path.stem
         except submission.Unreadable as error:
             rows[key] = {"submission": key, "assignment": "", "error": f"not a readable notebook ({error})"}
             continue
         zip_path = autograders / f"{name}-autograder.zip"
         rows[key] = {"submission": key, "assignment": name}
+        student = owners.owner(key) if owners is not None else None
         if path.stem != name and (autograders / f"{path.stem}-autograder.zip").exists():
             rows[key]["error"] = (
                 f"this notebook is for assignment {name!r}, but it was submitted as {path.name}; "
@@ -175,7 +189,16 @@ def grade(
             )
         elif not zip_path.exists():
             rows[key]["error"] = f"no autograder {zip_path.name}; run `make assignments` first"
+        elif owners is not None and student is None:
+            rows[key]["error"] = (
+                "not in a folder named by a roster id: put each student's notebooks in SUBMISSIONS/<id>/"
+            )
         else:
+            if student is not None:  # graded on its owner's variant, flagged if it carries another
+                if zip_path not in declared:
+                    declared[zip_path] = Assignment.load(zip_path).variants
+                seeds.setdefault(key, owners.seed(student, name))
+                rows[key]["flag"] = owners.flag(student, name, declared[zip_path], recorded_tag(nb))
             tasks.append((key, path, zip_path))
 
     bar = None
@@ -205,7 +228,7 @@ def grade(
         "unbounded": unbounded,
     }
     if tasks:
-        grade_all(tasks, options, scheduler, jobs, finished)
+        grade_all(tasks, options, scheduler, jobs, finished, seeds)
     if bar is not None:
         bar.close()
     peaks = [row.get("memory", {}) for row in rows.values()]
@@ -221,7 +244,7 @@ def write_scores(rows: list[dict], out_csv: Path) -> None:
     columns = ["submission", "assignment"]
     for question in questions:
         columns += [question, f"{question} reason"]
-    columns += ["total", "possible", "seconds", "isolated", "error"]
+    columns += ["total", "possible", "seconds", "isolated", "flag", "error"]
     out_csv.parent.mkdir(parents=True, exist_ok=True)
     # Names of submitted files may hold any character the file system allows: none can fail the file.
     with out_csv.open("w", newline="", encoding="utf-8", errors="backslashreplace") as handle:
@@ -283,8 +306,20 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         help="grade even where the students' code cannot be confined (bubblewrap missing "
         "or unable to run): a submission can then read and change whatever you can",
     )
+    parser.add_argument(
+        "--roster", type=Path, default=None, help="the roster (CSV with a column id): grade each student's own variant"
+    )
+    parser.add_argument("--secret", type=Path, default=None, help="the course secret the notebooks were made with")
     args = parser.parse_args(argv)
     out = args.out or args.submissions / "scores.csv"
+    owners = None
+    if (args.roster is None) != (args.secret is None):
+        parser.error("--roster and --secret go together: the notebooks' variants come from both")
+    if args.roster is not None:
+        try:
+            owners = Owners(read_roster(args.roster), read_secret(args.secret))
+        except ValueError as error:
+            raise SystemExit(f"error: {error}") from None
     grade(
         args.submissions,
         out,
@@ -293,6 +328,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> None:
         unisolated=args.unisolated,
         scheduler=args.scheduler,
         unbounded=args.unbounded,
+        owners=owners,
     )
     from coursekit.grading import report  # matplotlib and the catalogue: only once the grading is done
 

@@ -67,6 +67,7 @@ from coursekit.grading.sandbox import (
     Sandbox,
 )
 from coursekit.grading.untrusted import identifier, plain
+from coursekit.grading.variant import PUBLIC, Variants
 from coursekit.grading.zygote import IsolationUnavailable, WorkerPool, WorkerUnavailable
 
 __all__ = ["Assignment", "grade_submission"]
@@ -90,6 +91,7 @@ _PRELOAD = (
 )
 # In an autograder zip: the fingerprints of the lecture cells that grading may skip.
 SKIPPABLE = "skippable.json"
+VARIANTS = "variants.json"  # the questions' variant declarations (coursekit.grading.variant)
 SKIPPED = "not run: a lecture cell that no answer or check uses"
 
 
@@ -119,6 +121,7 @@ class Assignment:
     zip_path: Path
     rules: dict = field(default_factory=dict)  # per question: {"forbids": [module, ...]}
     skippable: frozenset = frozenset()  # fingerprints of the lecture cells grading may skip
+    variants: Variants = field(default_factory=Variants)  # the questions whose numbers or options vary
     _test_files: dict = field(default_factory=dict, repr=False, compare=False)
 
     def test_file(self, question: str):
@@ -151,6 +154,7 @@ class Assignment:
             config = json.loads((zip_path / "otter_config.json").read_text())
             tests = {p.stem: p.read_text() for p in (zip_path / "tests").glob("*.py")}
             rules, skippable = member("questions.json", {}), member(SKIPPABLE, {})
+            declared = member(VARIANTS, {})
         else:
             with zipfile.ZipFile(zip_path) as archive:
 
@@ -164,6 +168,7 @@ class Assignment:
                     if n.startswith("tests/") and n.endswith(".py")
                 }
                 rules, skippable = member("questions.json", {}), member(SKIPPABLE, {})
+                declared = member(VARIANTS, {})
         seconds = DEFAULT_CELL_SECONDS
         for plugin in config.get("plugins", []):
             if isinstance(plugin, dict) and "coursekit.grading.time_limit.CellTimeLimit" in plugin:
@@ -176,6 +181,7 @@ class Assignment:
             zip_path,
             rules,
             frozenset(skippable.get("cells", ())),
+            Variants.from_json(json.dumps(declared)),
         )
 
 
@@ -236,6 +242,7 @@ def grade_submission(
     memory_bytes: int = DEFAULT_MEMORY,
     budget_seconds: float | None = None,
     cell_seconds: float | None = None,
+    seed: int = PUBLIC,
 ) -> dict:
     """Grade one submitted notebook against an assignment.
 
@@ -260,6 +267,9 @@ def grade_submission(
     cell_seconds : float or None
         CPU time limit of each cell and each question's check (each also has a wall-clock backstop,
         :func:`coursekit.grading.sandbox.backstop`); default: the assignment's.
+    seed : int
+        The seed of the variant to grade against (:mod:`coursekit.grading.variant`): the owner's,
+        never what the notebook says; 0, the public variant, where the course has no roster.
 
     Returns
     -------
@@ -278,6 +288,7 @@ def grade_submission(
                 memory_bytes=memory_bytes,
                 budget_seconds=budget_seconds,
                 cell_seconds=cell_seconds,
+                seed=seed,
             )
     for module in _PRELOAD:
         __import__(module)
@@ -301,11 +312,12 @@ def grade_submission(
     }
     support = pool.support(assignment.zip_path)
     sandbox = Sandbox(pool.zygote(Environment(support)), memory)
+    variant = assignment.variants.of(seed)
     grade = (assignment, pool, support, sandbox, sources, owner, seconds, memory, budget_end)
     try:
-        result["questions"] = _grade_all(*grade, lecture)
+        result["questions"] = _grade_all(*grade, lecture, variant)
         if lecture and "NameError" in sandbox.errors:  # perhaps a skipped cell's name: run them all
-            result["questions"] = _grade_all(*grade, {})
+            result["questions"] = _grade_all(*grade, {}, variant)
     except WorkerUnavailable as error:  # the grader's fault, not the submission's: no grade at all
         print(f"not graded: {error}", file=sys.stderr)
         result["questions"], result["error"] = {}, f"not graded: {error.reason}"
@@ -321,8 +333,8 @@ def _peak_resident() -> int:
         return next((int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:")), 0)
 
 
-def _grade_all(assignment, pool, support, sandbox, sources, owner, seconds, memory, budget_end, skip) -> dict:
-    """Run the cells but those in ``skip`` (index: why), then check every question."""
+def _grade_all(assignment, pool, support, sandbox, sources, owner, seconds, memory, budget_end, skip, variant) -> dict:
+    """Run the cells but those in ``skip`` (index: why), then check every question on its ``variant``."""
     skip, raised = dict(skip), {}
     sandbox.errors.clear()
     _run_cells(sandbox, sources, skip, seconds, memory, raised, budget_end)
@@ -343,15 +355,26 @@ def _grade_all(assignment, pool, support, sandbox, sources, owner, seconds, memo
                 seconds,
                 memory,
                 budget_end,
+                variant.get(question),
             )
         else:
             questions[question] = _grade_question(
-                assignment, question, sandbox, owner, skip, raised, seconds, memory, budget_end, sources
+                assignment,
+                question,
+                sandbox,
+                owner,
+                skip,
+                raised,
+                seconds,
+                memory,
+                budget_end,
+                sources,
+                variant.get(question),
             )
     return questions
 
 
-def _grade_banned(assignment, question, sandbox, first, sources, owner, seconds, memory, budget_end) -> dict:
+def _grade_banned(assignment, question, sandbox, first, sources, owner, seconds, memory, budget_end, variant) -> dict:
     """Grade a question whose answer may not import some modules, in a worker where they cannot be.
 
     That worker runs the notebook's first code cell (its imports, ``first``: one statement at a time
@@ -365,7 +388,7 @@ def _grade_banned(assignment, question, sandbox, first, sources, owner, seconds,
     try:
         _run_cells(sandbox, own_sources, skip, seconds, memory, raised, budget_end)
         return _grade_question(
-            assignment, question, sandbox, own_owner, skip, raised, seconds, memory, budget_end, own_sources
+            assignment, question, sandbox, own_owner, skip, raised, seconds, memory, budget_end, own_sources, variant
         )
     finally:
         sandbox.close()
@@ -376,7 +399,9 @@ def _secret(assignment: Assignment) -> Path:
     return assignment.zip_path if assignment.zip_path.is_dir() else assignment.zip_path.parent
 
 
-def _grade_question(assignment, question, sandbox, owner, skip, raised, seconds, memory, budget_end, sources):
+def _grade_question(
+    assignment, question, sandbox, owner, skip, raised, seconds, memory, budget_end, sources, variant=None
+):
     tests = assignment.test_file(question)
     entry = {"score": 0, "possible": tests.possible, "reason": ""}
     cells = [i for i, q in owner.items() if q == question]
@@ -387,7 +412,7 @@ def _grade_question(assignment, question, sandbox, owner, skip, raised, seconds,
     if time.monotonic() > budget_end:
         entry["reason"] = "not checked: the submission used up its time"
         return entry
-    verdict = checking.run(tests, sandbox, seconds, budget_end)
+    verdict = checking.run(tests, sandbox, seconds, budget_end, variant)
     if verdict.abort:
         entry["reason"] = _reason(
             Outcome(verdict.abort, verdict.limit), seconds, memory, "while checking this question"
@@ -409,8 +434,8 @@ def serve() -> None:
     """Grade one submission after another: a JSON request per line on stdin, a JSON result per line out.
 
     A request is ``{"autograder": path, "submission": path}`` with the optional keys ``protect``
-    (a list of paths), ``isolation``, ``memory_gib``, ``budget_seconds`` and ``cell_seconds`` of the
-    command line, and ``bounded`` (False: grade where the sandboxes cannot be bounded as a whole).
+    (a list of paths), ``isolation``, ``memory_gib``, ``budget_seconds``, ``cell_seconds`` and ``seed``
+    of the command line, and ``bounded`` (False: grade where the sandboxes cannot be bounded as a whole).
     ``make grade`` keeps one such process per grading job, so that the checker's
     imports are paid once, and the workers' zygote (:class:`coursekit.grading.zygote.WorkerPool`) is
     started once: every submission still gets a fresh worker, in a sandbox in which the one before
@@ -440,6 +465,7 @@ def serve() -> None:
                     memory_bytes=memory,
                     budget_seconds=request.get("budget_seconds"),
                     cell_seconds=request.get("cell_seconds"),
+                    seed=int(request.get("seed") or PUBLIC),
                 )
             except IsolationUnavailable as error:
                 print(f"not graded: {error}", file=sys.stderr)
@@ -491,7 +517,20 @@ def main(argv=None) -> None:
         default=None,
         help="also write Gradescope's results.json here (what run_autograder does)",
     )
+    parser.add_argument("--seed", type=int, default=PUBLIC, help="the seed of the owner's variant (default 0)")
+    parser.add_argument(
+        "--student-metadata",
+        type=Path,
+        default=None,
+        help="Gradescope's submission_metadata.json: the owner is its first user's sid (with --variant-secret)",
+    )
+    parser.add_argument(
+        "--variant-secret", type=Path, default=None, help="the course secret: grade the owner's own variant"
+    )
     args = parser.parse_args(argv)
+    seed = args.seed
+    if args.variant_secret is not None and args.variant_secret.exists() and args.student_metadata is not None:
+        seed = gradescope_seed(args.student_metadata, args.variant_secret, Assignment.load(args.autograder).name)
     try:
         result = grade_submission(
             Assignment.load(args.autograder),
@@ -501,6 +540,7 @@ def main(argv=None) -> None:
             memory_bytes=int(args.memory_gib * 2**30),
             budget_seconds=args.budget_seconds,
             cell_seconds=args.cell_seconds,
+            seed=seed,
         )
     except IsolationUnavailable as error:
         if args.gradescope:  # the course's staff see why in Gradescope, and fix the image
@@ -521,6 +561,17 @@ def main(argv=None) -> None:
         args.gradescope.parent.mkdir(parents=True, exist_ok=True)
         args.gradescope.write_text(json.dumps(gradescope_results(result)))
     json.dump(result, sys.stdout)
+
+
+def gradescope_seed(metadata: Path, secret_path: Path, assignment: str) -> int:
+    """The seed of the owner of a Gradescope submission: its first user's ``sid`` (the roster's id)."""
+    from coursekit.variants import variant_seed
+
+    users = json.loads(metadata.read_text()).get("users") or [{}]
+    student = str(users[0].get("sid") or "").strip()
+    if not student:
+        raise SystemExit(f"{metadata} names no student id (users[0].sid): set the students' SIDs to the roster's ids")
+    return variant_seed(secret_path.read_bytes(), student, assignment)
 
 
 def gradescope_results(result: dict) -> dict:

@@ -1,0 +1,215 @@
+"""Each student's own notebook: a student notebook with the numbers and the option order of a variant.
+
+``python -m coursekit assign`` makes, beside each student notebook, a **template**: the student
+notebook as ``otter assign`` writes it, less the master's ``variant`` cells, with the markers of the
+varying numbers still in its prompts. :func:`personalise` turns the template into the notebook of one
+variant (:class:`coursekit.grading.variant.Variants`); variant 0 is the public student notebook.
+
+The markers, in a master's markdown: a number of a question's ``PUBLIC`` followed by an HTML comment
+that names its key, ``$0.6$<!--v:mean-->`` or ``20<!--v:cost_fp-->`` (nothing shows in the master, which
+reads and runs as variant 0). :func:`template` checks that each marked text is ``str(PUBLIC[key])``, so
+that the master and the public notebook say the same; :func:`personalise` writes the variant's value
+there and drops the marker. A question whose options shuffle has its ``- (x) ...`` lines reordered (the
+letters stay in place); its public tests and the grader translate the student's letters back
+(:func:`coursekit.grading.variant.translate`, with the order kept in the notebook's metadata).
+
+Every student notebook records ``metadata.coursekit.variant``, the tag of its variant
+(:meth:`~coursekit.grading.variant.Variants.tag`), which ``make grade`` compares with the tag of the
+notebook's owner; and the public tests of a question with numbers get the student's ``VARIANT`` (its
+keys without ``_``).
+
+Derived for the course machinery; not part of the lecture.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import nbformat
+import yaml
+
+from coursekit.grading.variant import PUBLIC, VARIANT_TAG, VariantError, Variants, parse_cell, private
+
+__all__ = ["MARKER", "TEMPLATE", "answer_for", "declarations", "personalise", "template"]
+
+# The student notebook with the markers of its varying numbers, beside otter's output in dist/assign/NAME/.
+TEMPLATE = "template.ipynb"
+
+MARKER = re.compile(r"(?P<value>[^\s$(<>]+?)(?P<close>\$?)<!--v:(?P<key>[A-Za-z_]\w*)-->")
+OPTION = re.compile(r"^- \((?P<letter>[a-z])\) ", re.M)
+_PROMPT = "coursekit_options"  # cell metadata of a template's prompt whose options shuffle
+
+
+def _question_blocks(nb: nbformat.NotebookNode):
+    """Each question's config and prompt cell: ``(config, prompt index)``."""
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "raw" and cell.source.lstrip().startswith("# BEGIN QUESTION"):
+            config = yaml.safe_load(cell.source.split("\n", 1)[1]) or {}
+            prompt = next((j for j in range(i + 1, len(nb.cells)) if nb.cells[j].cell_type == "markdown"), None)
+            yield config, prompt
+
+
+def option_lines(text: str) -> list[tuple[str, int, int]]:
+    """The prompt's options: ``(letter, start, end)`` of each ``- (x) ...`` item (to the next item or a blank line)."""
+    found = list(OPTION.finditer(text))
+    items = []
+    for k, match in enumerate(found):
+        end = found[k + 1].start() if k + 1 < len(found) else len(text)
+        blank = text.find("\n\n", match.start(), end)
+        items.append((match["letter"], match.start(), end if blank < 0 else blank + 1))
+    return items
+
+
+def declarations(master: nbformat.NotebookNode) -> Variants:
+    """A master's variant declarations: its ``variant`` cells and its questions with ``options: shuffle``."""
+    variants = Variants()
+    names = [config.get("name") for config, _ in _question_blocks(master)]
+    for cell in master.cells:
+        if cell.cell_type == "code" and VARIANT_TAG in cell.metadata.get("tags", []):
+            question = parse_cell(cell.source)
+            if question is None or question not in names:
+                raise VariantError(
+                    f"a cell tagged {VARIANT_TAG!r} must start with `# VARIANT qN`, qN a question of the notebook "
+                    f"({', '.join(map(str, names))}); it starts {cell.source.lstrip()[:40]!r}"
+                )
+            if question in variants.sources:
+                raise VariantError(f"{question} has two variant cells")
+            if not re.search(r"^VARIANT = PUBLIC\s*$", cell.source, re.M):
+                raise VariantError(f"{question}: its variant cell must end with `VARIANT = PUBLIC`")
+            variants.sources[question] = cell.source
+    for config, prompt in _question_blocks(master):
+        if config.get("options") == "shuffle":
+            letters = [letter for letter, _, _ in option_lines(master.cells[prompt].source)]
+            if len(letters) < 2 or letters != [chr(ord("a") + k) for k in range(len(letters))]:
+                raise VariantError(
+                    f"{config['name']}: options: shuffle needs its prompt's options as lines `- (a) ...`, "
+                    f"`- (b) ...` in order; found {letters}"
+                )
+            variants.options[config["name"]] = letters
+    keys: dict[str, str] = {}
+    for question in variants.sources:
+        for key in variants.space(question)["PUBLIC"]:
+            if key in keys:
+                raise VariantError(f"{question} and {keys[key]} both have the key {key!r}: markers need one owner")
+            keys[key] = question
+    return variants
+
+
+def _values(variants: Variants, seed: int) -> dict[str, object]:
+    values = {}
+    for entry in variants.of(seed).values():
+        values.update(entry.get("params", {}))
+    return values
+
+
+def template(
+    master: nbformat.NotebookNode, student: nbformat.NotebookNode, variants: Variants
+) -> nbformat.NotebookNode:
+    """The student notebook without the master's variant cells, its markers checked against ``PUBLIC``.
+
+    ``student`` is the notebook ``otter assign`` wrote (not changed). Raises :class:`VariantError`
+    where a marker names no key, a marked text is not ``str(PUBLIC[key])``, or a key is private.
+    """
+    nb = copy.deepcopy(student)
+    declared = set(variants.sources.values())
+    nb.cells = [c for c in nb.cells if not (c.cell_type == "code" and c.source in declared)]
+    public = _values(variants, PUBLIC)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for match in MARKER.finditer(cell.source):
+            key = match["key"]
+            if key not in public or private(key):
+                raise VariantError(f"the marker <!--v:{key}--> names no public key of a question's PUBLIC")
+            if match["value"] != str(public[key]):
+                raise VariantError(
+                    f"the marker <!--v:{key}--> follows {match['value']!r}, but PUBLIC has {str(public[key])!r}: "
+                    "the master must show variant 0"
+                )
+    prompts = {config.get("name"): master.cells[prompt].source for config, prompt in _question_blocks(master)}
+    for question in variants.options:
+        cell = next((c for c in nb.cells if c.cell_type == "markdown" and c.source == prompts[question]), None)
+        if cell is None:
+            raise VariantError(f"{question}: its prompt is not in the student notebook as the master has it")
+        cell.metadata[_PROMPT] = question
+    return nb
+
+
+def personalise(nb: nbformat.NotebookNode, variants: Variants, seed: int) -> nbformat.NotebookNode:
+    """The notebook of the variant of ``seed`` from a :func:`template` (not changed)."""
+    nb = copy.deepcopy(nb)
+    variant = variants.of(seed)
+    values = _values(variants, seed)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        question = cell.metadata.pop(_PROMPT, None)
+        if question is not None:
+            cell.source = _shuffled(cell.source, variant[question]["options"])
+        cell.source = MARKER.sub(lambda m: f"{values[m['key']]}{m['close']}", cell.source)
+    tests = nb.metadata.get("otter", {}).get("tests", {})
+    for question, entry in variant.items():
+        if "params" in entry and question in tests:
+            shown = {k: v for k, v in entry["params"].items() if not private(k)}
+            tests[question] = _with_variant(tests[question], shown)
+    if variants:
+        nb.metadata["coursekit"] = {
+            "variant": variants.tag(seed),
+            "options": {q: e["options"] for q, e in variant.items() if "options" in e},
+        }
+    return nb
+
+
+def _shuffled(text: str, order: dict[str, str]) -> str:
+    """``text`` with its option items in the student's order: item x shows the master's item ``order[x]``."""
+    items = option_lines(text)
+    bodies = {letter: text[start + len(f"- ({letter}) ") : end] for letter, start, end in items}
+    out, last = [], 0
+    for letter, start, end in items:
+        out.append(text[last:start])
+        body = bodies[order[letter]]
+        if not body.endswith("\n") and end < len(text):
+            body += "\n"
+        out.append(f"- ({letter}) {body}")
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _with_variant(source: str, shown: dict) -> str:
+    """A public test file's source with the student's ``VARIANT`` defined before its tests."""
+    line = f"VARIANT = {shown!r}\n"
+    marker = "OK_FORMAT = False\n"
+    if marker not in source:
+        raise VariantError("a public test file without `OK_FORMAT = False`: has otter assign changed what it writes?")
+    return source.replace(marker, marker + "\n" + line, 1)
+
+
+def answer_for(question: str, source: str, entry: dict) -> str:
+    """An answer cell written for the master's variant, made an answer of the variant ``entry`` (for checks).
+
+    A catalogued answer or a solution of a question with numbers reads them from ``VARIANT``: the cell
+    gets the variant's ``VARIANT`` first. One of a question whose options shuffle is written in the
+    master's letters: the cell gets a last line that turns its ``question`` into the variant's letters.
+    """
+    if "params" in entry:
+        source = f"VARIANT = {entry['params']!r}\n{source}"
+    order = entry.get("options")
+    if order and any(student != master for student, master in order.items()):
+        to_student = {master: student for student, master in order.items()}
+        letters = sorted(order)
+        source = (
+            f"{source.rstrip()}\n"
+            f"_to_student, _letters = {to_student!r}, {letters!r}\n"
+            f"if isinstance({question}, str):\n"
+            f"    {question} = _to_student.get({question}, {question})\n"
+            f"elif isinstance({question}, (set, frozenset)):\n"
+            f"    {question} = type({question})(_to_student.get(x, x) for x in {question})\n"
+            f"elif isinstance({question}, (tuple, list)) and len({question}) == len(_letters) and all(\n"
+            f"    isinstance(x, bool) for x in {question}\n"
+            f"):\n"
+            f"    _truth = dict(zip(_letters, {question}))\n"
+            f"    {question} = type({question})(_truth[{order!r}[s]] for s in _letters)\n"
+        )
+    return source

@@ -1,0 +1,163 @@
+"""Each student's variant: the declarations, the option order, the notebook made for it, the answers read back."""
+
+from __future__ import annotations
+
+import string
+
+import nbformat
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from coursekit.build.personal import answer_for, declarations, personalise, template
+from coursekit.choices import translate
+from coursekit.grading.owners import Owners, recorded_tag
+from coursekit.grading.variant import PUBLIC, VariantError, Variants
+from coursekit.variants import Student
+
+VARIANT_CELL = """# VARIANT q1
+PUBLIC = {"count": 3, "_answer": 9}
+
+
+def draw(rng):
+    count = int(rng.integers(2, 40))
+    return {"count": count, "_answer": count**2}
+
+
+def valid(v):
+    return v["count"] != 3  # every other variant differs from the public one
+
+
+VARIANT = PUBLIC
+"""
+PROMPT = """**Question 1.** Square 3<!--v:count-->. Which are true?
+
+- (a) first statement
+- (b) second statement,
+  on two lines
+- (c) third statement
+
+Graded as a whole."""
+
+
+def master() -> nbformat.NotebookNode:
+    cell = nbformat.v4.new_code_cell(VARIANT_CELL)
+    cell.metadata["tags"] = ["variant"]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        cell,
+        nbformat.v4.new_raw_cell("# BEGIN QUESTION\nname: q1\npoints: 1\noptions: shuffle"),
+        nbformat.v4.new_markdown_cell(PROMPT),
+    ]
+    nb.metadata["otter"] = {
+        "tests": {"q1": "from otter.test_files import test_case\n\nOK_FORMAT = False\n\nname = 'q1'\n"}
+    }
+    return nb
+
+
+def test_a_declaration_is_read_and_its_variants_drawn():
+    declared = declarations(master())
+    assert declared.options == {"q1": ["a", "b", "c"]}
+    assert declared.params("q1", PUBLIC) == {"count": 3, "_answer": 9}
+    drawn = [declared.params("q1", seed) for seed in range(1, 60)]
+    assert all(v["_answer"] == v["count"] ** 2 and v["count"] != 3 for v in drawn)  # valid redraws
+    assert declared.params("q1", 17) == declared.params("q1", 17)  # a seed's variant never changes
+    assert len({v["count"] for v in drawn}) > 10
+    assert declared.order("q1", PUBLIC) == {"a": "a", "b": "b", "c": "c"}
+    assert {tuple(declared.order("q1", seed).values()) for seed in range(1, 60)} == {
+        ("a", "b", "c"),
+        ("a", "c", "b"),
+        ("b", "a", "c"),
+        ("b", "c", "a"),
+        ("c", "a", "b"),
+        ("c", "b", "a"),
+    }
+    declared.check(50)
+
+
+@pytest.mark.parametrize(
+    ("source", "says"),
+    [
+        (
+            "# VARIANT q1\nPUBLIC = {'x': 1}\ndef draw(rng):\n    return {'y': 1}\nVARIANT = PUBLIC\n",
+            "draw returns the keys",
+        ),
+        (
+            "# VARIANT q1\nPUBLIC = {'x': 1}\ndef draw(rng):\n    return {'x': 1 / 0}\nVARIANT = PUBLIC\n",
+            "ZeroDivisionError",
+        ),
+        (
+            "# VARIANT q1\nPUBLIC = {'x': 1}\ndef draw(rng):\n    return {'x': 1}\ndef valid(v):\n    return False\n"
+            "VARIANT = PUBLIC\n",
+            "valid refused",
+        ),
+        ("# VARIANT q1\ndef draw(rng):\n    return {}\nVARIANT = 1\n", "defines no PUBLIC"),
+    ],
+)
+def test_a_broken_declaration_fails_at_assign_with_its_question(source, says):
+    with pytest.raises(VariantError, match=says):
+        Variants({"q1": source}).check(20)
+
+
+def test_the_master_must_show_variant_0_where_it_marks_a_number():
+    nb = master()
+    nb.cells[2].source = nb.cells[2].source.replace("3<!--v:count-->", "4<!--v:count-->")
+    with pytest.raises(VariantError, match="the master must show variant 0"):
+        template(nb, nb, declarations(nb))
+    nb.cells[2].source = PROMPT.replace("<!--v:count-->", "<!--v:_answer-->")
+    with pytest.raises(VariantError, match="names no public key"):
+        template(nb, nb, declarations(nb))
+
+
+def test_a_students_notebook_shows_their_numbers_and_order_and_none_of_the_graders():
+    nb = master()
+    declared = declarations(nb)
+    base = template(nb, nb, declared)
+    assert not any("VARIANT q1" in c.source for c in base.cells)  # the declaration stays in the master
+    public = personalise(base, declared, PUBLIC)
+    assert "Square 3." in public.cells[-1].source and "<!--" not in public.cells[-1].source
+    for seed in range(1, 30):
+        own = personalise(base, declared, seed)
+        params, order = declared.params("q1", seed), declared.order("q1", seed)
+        text = own.cells[-1].source
+        assert f"Square {params['count']}." in text and "<!--" not in text
+        lines = [line for line in text.splitlines() if line.startswith("- (")]
+        bodies = {"a": "first", "b": "second", "c": "third"}
+        assert [line[3] for line in lines] == ["a", "b", "c"]  # the letters stay in place
+        assert [bodies[order[line[3]]] in line for line in lines] == [True] * 3
+        assert text.count("on two lines") == 1 and text.endswith("Graded as a whole.")
+        tests = own.metadata.otter.tests["q1"]
+        assert f"VARIANT = {{'count': {params['count']}}}" in tests and "_answer" not in tests
+        assert own.metadata.coursekit == {"variant": declared.tag(seed), "options": {"q1": order}}
+        assert recorded_tag(own) == declared.tag(seed)
+
+
+options = st.integers(2, 8).flatmap(lambda n: st.permutations(string.ascii_lowercase[:n]))
+
+
+@given(options, st.data())
+def test_an_answer_in_the_students_letters_is_read_in_the_masters(permutation, data):
+    letters = sorted(permutation)
+    order = dict(zip(letters, permutation, strict=True))  # student letter -> master letter
+    chosen = data.draw(st.sampled_from(letters))
+    subset = data.draw(st.sets(st.sampled_from(letters)))
+    truths = tuple(data.draw(st.lists(st.booleans(), min_size=len(letters), max_size=len(letters))))
+    for master_answer in (chosen, subset, truths):
+        source = answer_for("q9", f"q9 = {master_answer!r}\n", {"options": order})
+        space: dict = {}
+        exec(source, space)  # noqa: S102 - the catalogue's answer, written for the master, made the student's
+        assert translate(space["q9"], order) == master_answer
+    assert translate("not a letter", order) == "not a letter" and translate(3, order) == 3
+
+
+def test_a_notebook_carrying_another_students_variant_is_flagged():
+    declared = declarations(master())
+    owners = Owners([Student("ann"), Student("bob"), Student("cy")], b"k" * 32)
+    tag = {s: declared.tag(owners.seed(s, "hw")) for s in ("ann", "bob")}
+    assert owners.owner("ann/hw.ipynb") == "ann" and owners.owner("hw.ipynb") is None
+    assert owners.owner("zed/hw.ipynb") is None
+    assert owners.flag("ann", "hw", declared, tag["ann"]) == ""
+    assert "another student (bob)" in owners.flag("ann", "hw", declared, tag["bob"])
+    assert "public variant" in owners.flag("ann", "hw", declared, declared.tag(PUBLIC))
+    assert "no variant of this roster" in owners.flag("ann", "hw", declared, "")
+    assert owners.flag("ann", "hw", Variants(), "") == ""  # nothing varies: nothing to carry

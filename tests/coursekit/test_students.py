@@ -1,0 +1,95 @@
+"""A class with a roster: each student's own notebook, graded on its owner's variant, a borrowed one flagged.
+
+``make assignments ROSTER=... SECRET=...`` and ``make grade ... ROSTER=... SECRET=...`` end to end on
+04.02 (its Question 4 has numbers of its own): every student's solution scores full; a classmate's
+notebook handed in under another student's id is graded on the id's own variant, loses the points of the
+question whose answer differs, and is flagged with the classmate's id. ``make check-release`` runs the
+class of 200 the course promises; ``make test`` a class of six.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from coursekit.build.assign import personal_notebooks
+from coursekit.build.personal import TEMPLATE, answer_for
+from coursekit.exercises import grading_copy, questions
+from coursekit.grading.gradebook import grade
+from coursekit.grading.grader import Assignment
+from coursekit.grading.owners import Owners
+from coursekit.repository import MASTERS
+from coursekit.variants import read_roster, variant_seed, write_secret
+
+NAME = "04.02-MAP-Estimation"
+
+
+def solved(nb: nbformat.NotebookNode, master: nbformat.NotebookNode, variant: dict) -> nbformat.NotebookNode:
+    """``nb``, a student's notebook, with the master's solutions worked on its ``variant``."""
+    answers = {i: answer_for(q.name, q.solution, variant.get(q.name, {})) for i, q in enumerate(questions(master))}
+    return grading_copy(nb, answers)
+
+
+def run_class(release: Path, tmp_path: Path, size: int) -> None:
+    dist = tmp_path / "dist"
+    (dist / "assign" / NAME).mkdir(parents=True)
+    shutil.copy2(release / "assign" / NAME / TEMPLATE, dist / "assign" / NAME / TEMPLATE)
+    shutil.copytree(release / "autograder", dist / "autograder")
+    shutil.copytree(release / "student", dist / "student")
+    shutil.copy2(release / "notation.md", dist / "notation.md")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\n" + "".join(f"s{k:03d},Student {k}\n" for k in range(size)))
+    secret_path = write_secret(tmp_path / "secret", repository=tmp_path / "elsewhere")
+    start = time.monotonic()
+    personal_notebooks(roster, secret_path, dist, masters=[MASTERS / f"{NAME}.ipynb"])
+    print(f"{size} students' notebooks of {NAME} made in {time.monotonic() - start:.1f} s")
+
+    ids = [s.id for s in read_roster(roster)]
+    secret = secret_path.read_bytes()
+    declared = Assignment.load(dist / "autograder" / f"{NAME}-autograder.zip").variants
+    master = nbformat.read(MASTERS / f"{NAME}.ipynb", as_version=4)
+    submissions = tmp_path / "submissions"
+    for student in ids:
+        own = nbformat.read(dist / "student" / student / f"{NAME}.ipynb", as_version=4)
+        (submissions / student).mkdir(parents=True)
+        nbformat.write(
+            solved(own, master, declared.of(variant_seed(secret, student, NAME))),
+            submissions / student / f"{NAME}.ipynb",
+        )
+    lender, borrower = ids[0], ids[1]  # the borrower hands in the lender's solved notebook
+    shutil.copy2(submissions / lender / f"{NAME}.ipynb", submissions / borrower / f"{NAME}.ipynb")
+    differ = declared.params("q4", variant_seed(secret, lender, NAME))["_answer"] != pytest.approx(
+        declared.params("q4", variant_seed(secret, borrower, NAME))["_answer"], abs=2e-3
+    )
+
+    rows = {
+        row["submission"].split("/")[0]: row
+        for row in grade(
+            submissions, tmp_path / "scores.csv", dist / "autograder", owners=Owners(read_roster(roster), secret)
+        )
+    }
+    assert set(rows) == set(ids)
+    for student, row in rows.items():
+        if student == borrower:
+            continue
+        assert not row.get("error") and not row["flag"], (student, row)
+        assert row["total"] == row["possible"] == 15, (student, row)
+    row = rows[borrower]
+    assert row["flag"].startswith("carries the variant of another student (") and lender in row["flag"]
+    assert row["q1"] == row["q2"] == row["q3"] == 4  # the same for every student
+    assert (row["q4"] == 0) == differ  # graded on the borrower's own numbers
+    scores = (tmp_path / "scores.csv").read_text()
+    assert "carries the variant of another student (" in scores
+
+
+def test_a_class_of_six(release, tmp_path):
+    run_class(release, tmp_path, 6)
+
+
+@pytest.mark.release
+def test_a_class_of_two_hundred(release, tmp_path):
+    run_class(release, tmp_path, 200)
