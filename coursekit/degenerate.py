@@ -38,8 +38,10 @@ from typing import Any
 import nbformat
 import numpy as np
 
+from coursekit.build.personal import answer_for, declarations
 from coursekit.exercises import Question, questions
 from coursekit.grading.plain_data import decode, encode
+from coursekit.grading.variant import PUBLIC
 
 __all__ = ["Finding", "degenerate_forms", "otter_test_file", "solution_namespace", "sweep", "sweep_question"]
 
@@ -197,8 +199,10 @@ def solution_namespace(master: Path) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exec(compile(imports, f"{master.stem}: imports", "exec"), namespace)  # noqa: S102 - the course's own cell
+        variant = declarations(nb).of(PUBLIC)  # a solution with numbers of its own reads them from VARIANT
         for question in questions(nb):
-            exec(compile(question.solution, f"{master.stem}: {question.name}", "exec"), namespace)  # noqa: S102
+            source = answer_for(question.name, question.solution, variant.get(question.name, {}))
+            exec(compile(source, f"{master.stem}: {question.name}", "exec"), namespace)  # noqa: S102
     return namespace
 
 
@@ -281,18 +285,23 @@ def _form(label: str) -> Callable[[Any], Any]:
     return lambda value: degenerate_forms(value).get(label)
 
 
-def sweep_question(notebook: str, question: Question, namespace: dict[str, Any]) -> list[Finding]:
+def sweep_question(
+    notebook: str, question: Question, namespace: dict[str, Any], params: dict | None = None
+) -> list[Finding]:
     """The degenerate answers to one question that earn more than they may, and the solution if short of full.
 
     Each name the question's tests take is made degenerate in turn, the others kept right, and graded
     by the hidden tests that take that name: a test of another answer rightly gives its points. A
     degenerate answer may earn nothing, but where one element of a tuple is made degenerate, the
     tests may give what they give when that element is wrong in its right form (a question that
-    grades a tuple's elements one by one gives the right ones their points).
+    grades a tuple's elements one by one gives the right ones their points). ``params``: the numbers of
+    the master's variant of a question that has its own, its tests' ``VARIANT`` (as the grader binds it).
     """
     from otter.test_files.exception_test import ExceptionTestFile
 
     tests = ExceptionTestFile.from_string(otter_test_file(question), path=f"{question.name}.py")
+    for case in tests.test_cases if params is not None else ():
+        case.body.test_func.__globals__["VARIANT"] = dict(params)
     names = sorted(set().union(*map(_parameters, tests.test_cases)) - {"env"})
     functions = {n: _Function(namespace[n]) for n in names if callable(namespace.get(n))}
 
@@ -331,8 +340,10 @@ def sweep(masters: list[Path]) -> list[Finding]:
     found = []
     for master in masters:
         namespace = solution_namespace(master)
-        for question in questions(nbformat.read(master, as_version=4)):
-            found += sweep_question(master.stem, question, namespace)
+        nb = nbformat.read(master, as_version=4)
+        variant = declarations(nb).of(PUBLIC)
+        for question in questions(nb):
+            found += sweep_question(master.stem, question, namespace, variant.get(question.name, {}).get("params"))
     return found
 
 

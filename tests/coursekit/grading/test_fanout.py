@@ -184,7 +184,7 @@ def test_a_worker_killed_mid_batch_loses_no_submission(batch, release, local, da
 MARKS = Path(os.environ.get("TMPDIR", "/tmp"))  # set per test below; read by the task in the worker thread
 
 
-def lost_once(name, notebook, zip_name, digest, zip_data):
+def lost_once(name, notebook, zip_name, digest, zip_data, seed=0):
     """A task that the cluster loses the first time it runs for a submission (its data gone, say)."""
     mark = MARKS / name.replace("/", "_")
     if not mark.exists():
