@@ -10,7 +10,8 @@
 #   make lint          ruff check and ruff format --check over the whole tree, notebooks included
 #   make check-release what only a release needs besides `make test`: the whole course printed as a
 #                      PDF and checked (the tests marked `release`), and every catalogued wrong
-#                      answer of every notebook graded (python -m coursekit exercises check)
+#                      answer of every notebook graded, on variant 0 and three drawn variants
+#                      (python -m coursekit exercises check --variants 3)
 #   make lab           JupyterLab on the student notebooks
 #   make assignments   student notebooks (dist/student) and autograder zips (dist/autograder);
 #                      ROSTER=roster.csv SECRET=~/.config/course-secret: also each student's own
@@ -80,7 +81,7 @@ test: lint
 
 check-release: $(STAMP)
 	OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(PY) -m pytest -rs -m release
-	$(PY) -m coursekit exercises check notebooks/*.ipynb
+	$(PY) -m coursekit exercises check notebooks/*.ipynb --variants 3
 
 assignments: $(STAMP)
 	$(PY) -m coursekit assign $(if $(ROSTER),--roster $(ROSTER)) $(if $(SECRET),--secret $(SECRET)) \

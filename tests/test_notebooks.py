@@ -194,3 +194,18 @@ def test_no_stored_output_shows_digits_of_one_machine(path):
         "stored outputs print rounding-level numbers, which another CPU prints "
         'differently; print the bound the cell asserts ("< 1e-12"):\n' + "\n".join(shown)
     )
+
+
+def test_the_efficiencies_that_02_05_q5_draws_from_are_the_notebooks_table():
+    """02.05's Question 5 draws Delta from a table of Efron's efficiencies kept in its variant cell: the same
+    numbers as the table the notebook computes and prints (its stored output, which nbval keeps current)."""
+    nb = nbformat.read(ROOT / "notebooks" / "02.05-GDA-Against-Logistic-Regression.ipynb", as_version=4)
+    (variant,) = [c.source for c in nb.cells if c.cell_type == "code" and c.source.startswith("# VARIANT q5")]
+    space: dict = {}
+    exec(variant, space)  # noqa: S102 - the master's own cell
+    (printed,) = [
+        o["text"] for c in nb.cells if c.cell_type == "code" for o in c.outputs if "Eff (d = 1)" in o.get("text", "")
+    ]
+    rows = [line.split() for line in printed.splitlines()[1:] if re.fullmatch(r"\s*\d\.\d(\s+[\d.]+){4}", line)]
+    table = {row[0]: float(row[2]) for row in rows}
+    assert len(space["EFFICIENCY"]) == 5 and all(table[k] == v for k, v in space["EFFICIENCY"].items())

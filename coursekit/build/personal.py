@@ -190,11 +190,13 @@ def answer_for(question: str, source: str, entry: dict) -> str:
     """An answer cell written for the master's variant, made an answer of the variant ``entry`` (for checks).
 
     A catalogued answer or a solution of a question with numbers reads them from ``VARIANT``: the cell
-    gets the variant's ``VARIANT`` first. One of a question whose options shuffle is written in the
+    gets the variant's ``VARIANT`` first, what the student sees of it (its keys without ``_``), so that no
+    answer can use what only the grader knows. One of a question whose options shuffle is written in the
     master's letters: the cell gets a last line that turns its ``question`` into the variant's letters.
     """
     if "params" in entry:
-        source = f"VARIANT = {entry['params']!r}\n{source}"
+        shown = {k: v for k, v in entry["params"].items() if not private(k)}
+        source = f"VARIANT = {shown!r}\n{source}"
     order = entry.get("options")
     if order and any(student != master for student, master in order.items()):
         to_student = {master: student for student, master in order.items()}

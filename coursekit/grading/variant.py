@@ -18,7 +18,8 @@ before its ``# BEGIN QUESTION`` cell::
 
     VARIANT = PUBLIC                                 # the master's tests and solution run on variant 0
 
-The tests (public and hidden) and the solution read the question's numbers from ``VARIANT``, a
+The cell runs on its own where the grader draws a variant (not after the notebook's imports): it imports
+what it uses. The tests (public and hidden) and the solution read the question's numbers from ``VARIANT``, a
 dictionary: a key that starts with ``_`` is the grader's alone (an answer, an unknown the student
 works out); the others are the student's, shown in the prompt through markers
 (:mod:`coursekit.build.personal`) and given to the public check. A question **whose options are
@@ -73,6 +74,23 @@ def _stream(seed: int, question: str, purpose: int):
     return np.random.default_rng([seed, zlib.crc32(question.encode()), purpose])
 
 
+def _literal(question: str, params: dict) -> dict:
+    """``params``, checked to be what a student notebook can write down: its repr reads back as itself."""
+    import ast
+
+    shown = {k: v for k, v in params.items() if not private(k)}
+    try:
+        same = ast.literal_eval(repr(shown)) == shown
+    except (ValueError, SyntaxError):
+        same = False
+    if not same:
+        raise VariantError(
+            f"{question}: the variant's public values {shown!r} are not plain literals (numbers, strings, lists, "
+            "dicts; no nan or inf): the student's notebook writes them down"
+        )
+    return params
+
+
 @dataclass
 class Variants:
     """A notebook's variant declarations: each question's ``variant`` cell, and the questions whose options shuffle."""
@@ -108,7 +126,7 @@ class Variants:
         """
         space = self.space(question)
         if seed == PUBLIC:
-            return dict(space["PUBLIC"])
+            return _literal(question, dict(space["PUBLIC"]))
         rng, valid = _stream(seed, question, 0), space.get("valid")
         for _ in range(_DRAWS):
             drawn = space["draw"](rng)
@@ -118,7 +136,7 @@ class Variants:
                 )
             try:
                 if valid is None or valid(drawn) is not False:
-                    return drawn
+                    return _literal(question, drawn)
             except AssertionError:
                 pass
         raise VariantError(f"{question}: valid refused {_DRAWS} draws in a row: draw from a narrower range")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shutil
 import time
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -45,8 +46,11 @@ def run_class(release: Path, tmp_path: Path, size: int) -> None:
     roster.write_text("id,name\n" + "".join(f"s{k:03d},Student {k}\n" for k in range(size)))
     secret_path = write_secret(tmp_path / "secret", repository=tmp_path / "elsewhere")
     start = time.monotonic()
-    personal_notebooks(roster, secret_path, dist, masters=[MASTERS / f"{NAME}.ipynb"])
+    personal_notebooks(roster, secret_path, dist, masters=[MASTERS / f"{NAME}.ipynb"], secret_in_zips=True)
     print(f"{size} students' notebooks of {NAME} made in {time.monotonic() - start:.1f} s")
+    with zipfile.ZipFile(dist / "autograder" / f"{NAME}-autograder.zip") as archive:  # for Gradescope
+        info = archive.getinfo("variant-secret")
+        assert archive.read(info) == secret_path.read_bytes() and (info.external_attr >> 16) & 0o777 == 0o600
 
     ids = [s.id for s in read_roster(roster)]
     secret = secret_path.read_bytes()

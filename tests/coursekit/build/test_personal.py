@@ -92,6 +92,10 @@ def test_a_declaration_is_read_and_its_variants_drawn():
             "valid refused",
         ),
         ("# VARIANT q1\ndef draw(rng):\n    return {}\nVARIANT = 1\n", "defines no PUBLIC"),
+        (
+            "# VARIANT q1\nPUBLIC = {'x': 1}\ndef draw(rng):\n    return {'x': float('nan')}\nVARIANT = PUBLIC\n",
+            "not plain literals",
+        ),
     ],
 )
 def test_a_broken_declaration_fails_at_assign_with_its_question(source, says):
