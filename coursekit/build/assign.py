@@ -317,7 +317,8 @@ def grading_environment() -> str:
 def personal_notebooks(
     roster: Path, secret_path: Path, dist: Path = DIST, *, secret_in_zips: bool = False, masters=None
 ) -> Path:
-    """Each student's own notebooks, ``dist/student/<id>/NAME.ipynb``, from the templates of :func:`assign`.
+    """Each student's own notebooks, ``dist/student/<id>/NAME.ipynb`` beside a copy of ``notation.md``, from the
+    templates of :func:`assign`.
 
     Each is the variant of the student's seed (:func:`coursekit.variants.variant_seed`); a notebook
     without varying questions is the same for everyone. With ``secret_in_zips`` the autograder zips
@@ -331,9 +332,10 @@ def personal_notebooks(
     for master in masters or master_notebooks():
         path = dist / "assign" / master.stem / TEMPLATE
         if not path.exists():  # not an assignment: the notebook as every student gets it
+            same = beside_notation(nbformat.read(student_dir / master.name, as_version=4))
             for student in students:
                 (student_dir / student.id).mkdir(parents=True, exist_ok=True)
-                shutil.copy2(student_dir / master.name, student_dir / student.id / master.name)
+                nbformat.write(same, student_dir / student.id / master.name)
             continue
         nb = nbformat.read(path, as_version=4)
         zip_path = dist / "autograder" / f"{master.stem}-autograder.zip"
@@ -341,7 +343,7 @@ def personal_notebooks(
         for student in students:
             (student_dir / student.id).mkdir(parents=True, exist_ok=True)
             own = personalise(nb, variants, variant_seed(secret, student.id, master.stem))
-            nbformat.write(own, student_dir / student.id / master.name)
+            nbformat.write(beside_notation(own), student_dir / student.id / master.name)
         if secret_in_zips:
             with zipfile.ZipFile(zip_path, "a") as archive:
                 info = zipfile.ZipInfo("variant-secret", date_time=(2020, 1, 1, 0, 0, 0))
@@ -351,6 +353,15 @@ def personal_notebooks(
         shutil.copy2(dist / "notation.md", student_dir / student.id / "notation.md")
     log(f"{len(students)} students' own notebooks in {student_dir}/<id>/ in {time.monotonic() - start:.0f} s")
     return student_dir
+
+
+def beside_notation(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``nb`` (changed in place) linking to a ``notation.md`` in its own folder, as a student's folder holds it
+    (the public notebooks link to ``../notation.md``, beside ``dist/student/`` and the repository's ``notebooks/``)."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = cell.source.replace("](../notation.md", "](notation.md")
+    return nb
 
 
 def main(argv: list[str] | None = None, prog: str | None = None) -> None:

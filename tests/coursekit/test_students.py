@@ -27,6 +27,7 @@ from coursekit.repository import MASTERS
 from coursekit.variants import read_roster, variant_seed, write_secret
 
 NAME = "04.02-MAP-Estimation"
+LINKED = "05.01-Latent-Variables-and-the-EM-Lower-Bound"  # links to the notation page
 
 
 def solved(nb: nbformat.NotebookNode, master: nbformat.NotebookNode, variant: dict) -> nbformat.NotebookNode:
@@ -37,8 +38,9 @@ def solved(nb: nbformat.NotebookNode, master: nbformat.NotebookNode, variant: di
 
 def run_class(release: Path, tmp_path: Path, size: int) -> None:
     dist = tmp_path / "dist"
-    (dist / "assign" / NAME).mkdir(parents=True)
-    shutil.copy2(release / "assign" / NAME / TEMPLATE, dist / "assign" / NAME / TEMPLATE)
+    for name in (NAME, LINKED):
+        (dist / "assign" / name).mkdir(parents=True)
+        shutil.copy2(release / "assign" / name / TEMPLATE, dist / "assign" / name / TEMPLATE)
     shutil.copytree(release / "autograder", dist / "autograder")
     shutil.copytree(release / "student", dist / "student")
     shutil.copy2(release / "notation.md", dist / "notation.md")
@@ -46,13 +48,18 @@ def run_class(release: Path, tmp_path: Path, size: int) -> None:
     roster.write_text("id,name\n" + "".join(f"s{k:03d},Student {k}\n" for k in range(size)))
     secret_path = write_secret(tmp_path / "secret", repository=tmp_path / "elsewhere")
     start = time.monotonic()
-    personal_notebooks(roster, secret_path, dist, masters=[MASTERS / f"{NAME}.ipynb"], secret_in_zips=True)
-    print(f"{size} students' notebooks of {NAME} made in {time.monotonic() - start:.1f} s")
+    masters = [MASTERS / f"{name}.ipynb" for name in (NAME, LINKED)]
+    personal_notebooks(roster, secret_path, dist, masters=masters, secret_in_zips=True)
+    print(f"{size} students' notebooks of {NAME} and {LINKED} made in {time.monotonic() - start:.1f} s")
     with zipfile.ZipFile(dist / "autograder" / f"{NAME}-autograder.zip") as archive:  # for Gradescope
         info = archive.getinfo("variant-secret")
         assert archive.read(info) == secret_path.read_bytes() and (info.external_attr >> 16) & 0o777 == 0o600
 
     ids = [s.id for s in read_roster(roster)]
+    folder = dist / "student" / ids[0]  # a student's folder stands alone: its links to the notation resolve in it
+    assert (folder / "notation.md").is_file()
+    links = [c.source for p in folder.glob("*.ipynb") for c in nbformat.read(p, as_version=4).cells]
+    assert any("](notation.md" in text for text in links) and not any("](../notation.md" in t for t in links)
     secret = secret_path.read_bytes()
     declared = Assignment.load(dist / "autograder" / f"{NAME}-autograder.zip").variants
     master = nbformat.read(MASTERS / f"{NAME}.ipynb", as_version=4)
