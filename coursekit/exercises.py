@@ -267,13 +267,18 @@ def violations(master: Path) -> list[str]:
     catalogues the shortcuts its checks defeat; the public check of a number or a formula names
     known slips without showing them (digests); a ban that a prompt states is enforced (``forbids``,
     and the prompt says the module ``cannot be imported``); every catalogued wrong answer that is not a
-    shortcut names the feedback its public check gives. The course-wide share of right options that
+    shortcut names the feedback its public check gives; a choice question's options shuffle per student
+    (``options: shuffle``, :mod:`coursekit.build.personal`). The course-wide share of right options that
     are the longest is checked over all notebooks (:func:`longest_share`).
     """
     found = []
     wrong = wrong_answers(master)
-    for q in questions(nbformat.read(master, as_version=4)):
+    nb = nbformat.read(master, as_version=4)
+    shuffled = declarations(nb).options
+    for q in questions(nb):
         where = f"{master.stem[:5]} {q.name}"
+        if is_choice(q) and q.name not in shuffled:
+            found.append(f"{where}: a choice question shuffles its options per student (options: shuffle)")
         if len(q.test_points) != len(q.tests):
             found.append(f"{where}: points must list one value per test cell ({len(q.tests)} cells)")
         elif public_points(q):

@@ -204,6 +204,17 @@ def test_no_question_breaks_the_rules_of_a_fair_grade(master):
     assert exercises.violations(master) == []
 
 
+def test_a_choice_question_whose_options_do_not_shuffle_is_found(tmp_path):
+    master = next(m for m in MASTERS if m.stem.startswith("02.04"))
+    nb = nbformat.read(master, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "raw" and "name: q4" in cell.source:
+            cell.source = cell.source.replace("\noptions: shuffle", "")
+    nbformat.write(nb, tmp_path / master.name)
+    found = exercises.violations(tmp_path / master.name)
+    assert found == ["02.04 q4: a choice question shuffles its options per student (options: shuffle)"], found
+
+
 def test_the_right_option_is_seldom_the_longest():
     longest, singles = exercises.longest_share(MASTERS)
     assert singles and 4 * longest <= singles, f"the right option is the longest in {longest} of {singles}"
