@@ -21,6 +21,7 @@ Module                            What it does
 ``fanout``                        one Dask task per submission, on a local or an existing cluster
 ``variant``                       a student's variant: each question's numbers and option order, from a seed
 ``owners``                        whose a submission is, which variant it is graded on, whose it carries
+``gradescope``                    Gradescope's side: a submission's owner from its metadata, ``results.json``
 ``gradebook``                     a folder graded into ``scores.csv`` and ``summary.csv`` (``make grade``)
 ``item_analysis``                 the numbers of the report: facility, discrimination, named mistakes, pairs
 ``export``                        the totals as ``gradebook.csv``, which Canvas and Moodle import

@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursekit.grading import checking, submission
+from coursekit.grading.gradescope import gradescope_results, gradescope_seed
 from coursekit.grading.isolation import Environment
 from coursekit.grading.sandbox import (
     MAX_CHECK_BYTES,
@@ -561,50 +562,6 @@ def main(argv=None) -> None:
         args.gradescope.parent.mkdir(parents=True, exist_ok=True)
         args.gradescope.write_text(json.dumps(gradescope_results(result)))
     json.dump(result, sys.stdout)
-
-
-def gradescope_seed(metadata: Path, secret_path: Path, assignment: str) -> int:
-    """The seed of the owner of a Gradescope submission: its first user's ``sid`` (the roster's id)."""
-    from coursekit.variants import variant_seed
-
-    users = json.loads(metadata.read_text()).get("users") or [{}]
-    student = str(users[0].get("sid") or "").strip()
-    if not student:
-        raise SystemExit(f"{metadata} names no student id (users[0].sid): set the students' SIDs to the roster's ids")
-    return variant_seed(secret_path.read_bytes(), student, assignment)
-
-
-def gradescope_results(result: dict) -> dict:
-    """A grading result in Gradescope's ``results.json`` format.
-
-    Parameters
-    ----------
-    result : dict
-        What :func:`grade_submission` returned.
-
-    Returns
-    -------
-    dict
-        One test per question (its score, points and the reason points were lost), and the total.
-    """
-    if result.get("error"):
-        return {
-            "score": 0,
-            "output": f"This submission could not be graded: {result['error']}",
-            "tests": [],
-            "extra_data": {"confinement": result.get("confinement", "")},
-        }
-    tests = [
-        {"name": q, "score": e["score"], "max_score": e["possible"], "output": e["reason"], "visibility": "visible"}
-        for q, e in result["questions"].items()
-    ]
-    # How the code was confined is for the course's staff (extra_data), not for the student.
-    return {
-        "score": sum(t["score"] for t in tests),
-        "tests": tests,
-        "output": "Your notebook's cells ran first, then each question's tests.",
-        "extra_data": {"confinement": result.get("confinement", "")},
-    }
 
 
 if __name__ == "__main__":

@@ -684,19 +684,3 @@ def test_a_busy_machine_costs_a_slow_but_honest_answer_nothing(release, tmp_path
     questions = result["questions"]
     assert {q: e["score"] for q, e in questions.items()} == {**FULL, "q2": 0}, questions
     assert questions["q2"]["reason"] == "timed out after 2 s of CPU time in this cell"
-
-
-def test_gradescope_grades_the_variant_of_the_submissions_owner(tmp_path):
-    """run_autograder passes submission_metadata.json and the zip's secret: the owner is the first user's SID."""
-    from coursekit.grading.grader import gradescope_seed
-    from coursekit.variants import variant_seed
-
-    secret = tmp_path / "variant-secret"
-    secret.write_bytes(b"s" * 32)
-    metadata = tmp_path / "submission_metadata.json"
-    metadata.write_text(json.dumps({"users": [{"email": "ann@example.org", "sid": "s042"}, {"sid": "s043"}]}))
-    seed = gradescope_seed(metadata, secret, "04.02-MAP-Estimation")
-    assert seed == variant_seed(b"s" * 32, "s042", "04.02-MAP-Estimation") != 0
-    metadata.write_text(json.dumps({"users": [{"email": "ann@example.org", "sid": ""}]}))
-    with pytest.raises(SystemExit, match="set the students' SIDs to the roster's ids"):
-        gradescope_seed(metadata, secret, "04.02-MAP-Estimation")
