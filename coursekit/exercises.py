@@ -326,6 +326,15 @@ def answer_cells(student: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return [c for c in student.cells if c.cell_type == "code" and "otter_answer_cell" in c.metadata.get("tags", [])]
 
 
+def solution_answers(master: Path, seed: int = PUBLIC) -> dict[int, str]:
+    """The master's solutions as answer cells of the variant of ``seed`` (by position, 0 for the first
+    question), as :func:`grading_copy` and :func:`whole_copy` take them: a solution that reads its numbers
+    from ``VARIANT`` gets them (:func:`coursekit.build.personal.answer_for`)."""
+    nb = nbformat.read(master, as_version=4)
+    variant = declarations(nb).of(seed)
+    return {i: answer_for(q.name, q.solution, variant.get(q.name, {})) for i, q in enumerate(questions(nb))}
+
+
 def grading_copy(student: nbformat.NotebookNode, answers: dict[int, str]) -> nbformat.NotebookNode:
     """A submission made of the student notebook's otter cell, its imports and its answer cells.
 
@@ -415,7 +424,7 @@ def variants(
     wrong = wrong_answers(master)
     if sampled:
         wrong = {name: sample(entries) for name, entries in wrong.items()}
-    solutions = {i: answer_for(q.name, q.solution, variant.get(q.name, {})) for i, q in enumerate(qs)}
+    solutions = solution_answers(master, seed)
     subs = {"solution": copy_with(student, solutions), "blank": copy_with(student, {})}
     expect = [Expectation(v, q.name, w) for v, w in (("solution", "full"), ("blank", "zero")) for q in qs]
     rounds = max((len(wrong.get(q.name, [])) for q in qs), default=0)

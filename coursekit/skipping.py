@@ -38,6 +38,7 @@ import nbformat
 from coursekit import exercises
 from coursekit.grading.gradebook import grade
 from coursekit.grading.grader import SKIPPABLE
+from coursekit.grading.variant import VARIANT_TAG
 from coursekit.notebooks import SKIP_TAG, master_notebooks
 
 COMPREHENSIONS = ("listcomp", "setcomp", "dictcomp", "genexpr")  # scopes that run where they stand
@@ -141,7 +142,8 @@ def effects(source: str) -> list[str]:
 
 
 def lecture_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
-    """The code cells of a master outside its questions, but its first (the imports every answer needs)."""
+    """The code cells of a master outside its questions, but its first (the imports every answer needs) and
+    the questions' variant declarations (which no student notebook holds)."""
     cells, inside = [], False
     for cell in nb.cells:
         block = cell.source.strip() if cell.cell_type == "raw" else ""
@@ -149,7 +151,7 @@ def lecture_cells(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
             inside = True
         elif block.startswith("# END QUESTION"):
             inside = False
-        elif cell.cell_type == "code" and not inside:
+        elif cell.cell_type == "code" and not inside and VARIANT_TAG not in cell.metadata.get("tags", []):
             cells.append(cell)
     return cells[1:]
 

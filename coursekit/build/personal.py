@@ -6,12 +6,14 @@ varying numbers still in its prompts. :func:`personalise` turns the template int
 variant (:class:`coursekit.grading.variant.Variants`); variant 0 is the public student notebook.
 
 The markers, in a master's markdown: a number of a question's ``PUBLIC`` followed by an HTML comment
-that names its key, ``$0.6$<!--v:mean-->`` or ``20<!--v:cost_fp-->`` (nothing shows in the master, which
-reads and runs as variant 0). :func:`template` checks that each marked text is ``str(PUBLIC[key])``, so
-that the master and the public notebook say the same; :func:`personalise` writes the variant's value
-there and drops the marker. A question whose options shuffle has its ``- (x) ...`` lines reordered (the
-letters stay in place); its public tests and the grader translate the student's letters back
-(:func:`coursekit.grading.variant.translate`, with the order kept in the notebook's metadata).
+that names its key, ``$0.6$<!--v:mean-->`` or ``20<!--v:cost_fp-->``, or a longer text between
+``<!--v:key-->`` and ``<!--/v-->`` (nothing shows in the master, which reads and runs as variant 0); in a
+code cell the student sees, an assignment of a literal whose first line ends ``# v:key``. :func:`template`
+checks that each marked text is ``str(PUBLIC[key])`` (a literal, ``PUBLIC[key]``), so that the master and
+the public notebook say the same; :func:`personalise` writes the variant's value there and drops the
+marker. A question whose options shuffle has its ``- (x) ...`` lines reordered (the letters stay in place);
+its public tests and the grader translate the student's letters back (:func:`coursekit.choices.translate`,
+with the order kept in the notebook's metadata).
 
 Every student notebook records ``metadata.coursekit.variant``, the tag of its variant
 (:meth:`~coursekit.grading.variant.Variants.tag`), which ``make grade`` compares with the tag of the
@@ -23,6 +25,7 @@ Derived for the course machinery; not part of the lecture.
 
 from __future__ import annotations
 
+import ast
 import copy
 import re
 
@@ -37,6 +40,8 @@ __all__ = ["MARKER", "TEMPLATE", "answer_for", "declarations", "personalise", "t
 TEMPLATE = "template.ipynb"
 
 MARKER = re.compile(r"(?P<value>[^\s$(<>]+?)(?P<close>\$?)<!--v:(?P<key>[A-Za-z_]\w*)-->")
+SPAN = re.compile(r"<!--v:(?P<key>[A-Za-z_]\w*)-->(?P<value>.*?)<!--/v-->", re.S)
+CODE_MARKER = re.compile(r"#\s*v:(?P<key>[A-Za-z_]\w*)\b")
 OPTION = re.compile(r"^- \((?P<letter>[a-z])\) ", re.M)
 _PROMPT = "coursekit_options"  # cell metadata of a template's prompt whose options shuffle
 
@@ -116,17 +121,16 @@ def template(
     nb.cells = [c for c in nb.cells if not (c.cell_type == "code" and c.source in declared)]
     public = _values(variants, PUBLIC)
     for cell in nb.cells:
+        if cell.cell_type == "code":
+            for _, _, _, key, value in _code_markers(cell.source):
+                _check_marked(key, value, public, "# v:")
+            continue
         if cell.cell_type != "markdown":
             continue
-        for match in MARKER.finditer(cell.source):
-            key = match["key"]
-            if key not in public or private(key):
-                raise VariantError(f"the marker <!--v:{key}--> names no public key of a question's PUBLIC")
-            if match["value"] != str(public[key]):
-                raise VariantError(
-                    f"the marker <!--v:{key}--> follows {match['value']!r}, but PUBLIC has {str(public[key])!r}: "
-                    "the master must show variant 0"
-                )
+        for match in SPAN.finditer(cell.source):
+            _check_marked(match["key"], match["value"], {k: str(v) for k, v in public.items()}, "<!--v:")
+        for match in MARKER.finditer(SPAN.sub("", cell.source)):
+            _check_marked(match["key"], match["value"], {k: str(v) for k, v in public.items()}, "<!--v:")
     prompts = {config.get("name"): master.cells[prompt].source for config, prompt in _question_blocks(master)}
     for question in variants.options:
         cell = next((c for c in nb.cells if c.cell_type == "markdown" and c.source == prompts[question]), None)
@@ -136,17 +140,64 @@ def template(
     return nb
 
 
+def _check_marked(key: str, text, public: dict, marker: str) -> None:
+    """A marked text (or a code literal's value) must be ``PUBLIC[key]``, a public key: the master shows variant 0."""
+    if key not in public or private(key):
+        raise VariantError(f"the marker {marker}{key} names no public key of a question's PUBLIC")
+    if text != public[key]:
+        raise VariantError(
+            f"the marker {marker}{key} marks {text!r}, but PUBLIC has {public[key]!r}: the master must show variant 0"
+        )
+
+
+def _code_markers(source: str) -> list[tuple[int, int, str, str, object]]:
+    """A code cell's marked assignments, ``NAME = literal  # v:key`` (the marker on the statement's first
+    line; the literal may span lines): ``(first line, last line, NAME, key, the literal's value)``."""
+    if not CODE_MARKER.search(source):
+        return []
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    lines, found = source.splitlines(), []
+    for node in tree.body:
+        match = CODE_MARKER.search(lines[node.lineno - 1])
+        if match is None:
+            continue
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            raise VariantError(f"a code marker # v:{match['key']} must end the first line of `NAME = literal`")
+        try:
+            value = ast.literal_eval(node.value)
+        except ValueError:
+            raise VariantError(f"the code marker # v:{match['key']} marks something other than a literal") from None
+        found.append((node.lineno, node.end_lineno, node.targets[0].id, match["key"], value))
+    return found
+
+
+def _with_values(source: str, values: dict) -> str:
+    """A code cell's source with each marked assignment given the variant's value (and its marker dropped)."""
+    lines = source.splitlines(keepends=True)
+    for first, last, name, key, _ in reversed(_code_markers(source)):
+        ending = "\n" if lines[last - 1].endswith("\n") else ""
+        lines[first - 1 : last] = [f"{name} = {values[key]!r}{ending}"]
+    return "".join(lines)
+
+
 def personalise(nb: nbformat.NotebookNode, variants: Variants, seed: int) -> nbformat.NotebookNode:
     """The notebook of the variant of ``seed`` from a :func:`template` (not changed)."""
     nb = copy.deepcopy(nb)
     variant = variants.of(seed)
     values = _values(variants, seed)
     for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.source = _with_values(cell.source, values)
+            continue
         if cell.cell_type != "markdown":
             continue
         question = cell.metadata.pop(_PROMPT, None)
         if question is not None:
             cell.source = _shuffled(cell.source, variant[question]["options"])
+        cell.source = SPAN.sub(lambda m: str(values[m["key"]]), cell.source)
         cell.source = MARKER.sub(lambda m: f"{values[m['key']]}{m['close']}", cell.source)
     tests = nb.metadata.get("otter", {}).get("tests", {})
     for question, entry in variant.items():
@@ -191,12 +242,13 @@ def answer_for(question: str, source: str, entry: dict) -> str:
 
     A catalogued answer or a solution of a question with numbers reads them from ``VARIANT``: the cell
     gets the variant's ``VARIANT`` first, what the student sees of it (its keys without ``_``), so that no
-    answer can use what only the grader knows. One of a question whose options shuffle is written in the
+    answer can use what only the grader knows, and its code markers (``NAME = literal  # v:key``, as in the
+    student's answer cell) the variant's values. One of a question whose options shuffle is written in the
     master's letters: the cell gets a last line that turns its ``question`` into the variant's letters.
     """
     if "params" in entry:
         shown = {k: v for k, v in entry["params"].items() if not private(k)}
-        source = f"VARIANT = {shown!r}\n{source}"
+        source = f"VARIANT = {shown!r}\n{_with_values(source, shown)}"
     order = entry.get("options")
     if order and any(student != master for student, master in order.items()):
         to_student = {master: student for student, master in order.items()}

@@ -95,7 +95,7 @@ def test_no_score_depends_on_a_skipped_cell(release, tmp_path):
 def test_an_answer_that_uses_a_skipped_cells_variable_is_graded_with_every_cell(release, tmp_path):
     student = nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4)
     master = MASTERS_FOLDER / f"{BAYES}.ipynb"
-    solutions = dict(enumerate(q.solution for q in exercises.questions(nbformat.read(master, as_version=4))))
+    solutions = exercises.solution_answers(master)
     lecture = next(
         c for c in student.cells if c.cell_type == "code" and "prevalence, sensitivity, specificity =" in c.source
     )

@@ -165,3 +165,36 @@ def test_a_notebook_carrying_another_students_variant_is_flagged():
     assert "public variant" in owners.flag("ann", "hw", declared, declared.tag(PUBLIC))
     assert "no variant of this roster" in owners.flag("ann", "hw", declared, "")
     assert owners.flag("ann", "hw", Variants(), "") == ""  # nothing varies: nothing to carry
+
+
+def test_a_code_literal_and_a_span_of_text_take_the_variants_values():
+    cell = nbformat.v4.new_code_cell(
+        "# VARIANT q1\nPUBLIC = {'rows': [[0, 1], [1, 0]], 'text': '- one\\n- two'}\n"
+        "def draw(rng):\n    n = int(rng.integers(2, 9))\n"
+        "    return {'rows': [[n, 1]] * n, 'text': '\\n'.join(['- x'] * n)}\nVARIANT = PUBLIC\n"
+    )
+    cell.metadata["tags"] = ["variant"]
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        cell,
+        nbformat.v4.new_raw_cell("# BEGIN QUESTION\nname: q1\npoints: 1"),
+        nbformat.v4.new_markdown_cell("Sentences:\n\n<!--v:text-->- one\n- two<!--/v-->\n\nCount them."),
+        nbformat.v4.new_code_cell("rows = [  # v:rows\n    [0, 1],\n    [1, 0],\n]\nq1 = ...\n"),
+    ]
+    declared = declarations(nb)
+    base = template(nb, nb, declared)
+    assert personalise(base, declared, PUBLIC).cells[-1].source == "rows = [[0, 1], [1, 0]]\nq1 = ...\n"
+    own = personalise(base, declared, 5)
+    params = declared.params("q1", 5)
+    assert own.cells[-2].source == f"Sentences:\n\n{params['text']}\n\nCount them."
+    assert own.cells[-1].source == f"rows = {params['rows']!r}\nq1 = ...\n"
+    solution = "rows = [  # v:rows\n    [0, 1],\n    [1, 0],\n]\nq1 = len(rows)\n"
+    space: dict = {}
+    exec(answer_for("q1", solution, declared.of(5)["q1"]), space)  # noqa: S102 - the solution, on variant 5
+    assert space["q1"] == len(params["rows"]) and space["VARIANT"] == params
+    nb.cells[-1].source = nb.cells[-1].source.replace("[1, 0]", "[1, 1]")
+    with pytest.raises(VariantError, match="the master must show variant 0"):
+        template(nb, nb, declared)
+    nb.cells[-1].source = "rows = len([0])  # v:rows\n"
+    with pytest.raises(VariantError, match="something other than a literal"):
+        template(nb, nb, declared)

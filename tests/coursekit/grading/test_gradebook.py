@@ -9,7 +9,9 @@ import csv
 import nbformat
 import pytest
 
+from coursekit.exercises import solution_answers, whole_copy
 from coursekit.grading.gradebook import grade
+from coursekit.repository import MASTERS
 from released import BAYES, CORRECT, submission
 
 pytestmark = pytest.mark.slow
@@ -20,8 +22,11 @@ def graded(release, tmp_path_factory):
     folder = tmp_path_factory.mktemp("submissions")
     cases = {
         # Whole notebooks, lecture included (tests/test_grader.py grades hostile and broken ones).
-        # The instructor's own solutions, as otter assign wrote them.
-        "solutions": nbformat.read(release / "assign" / BAYES / "autograder" / f"{BAYES}.ipynb", as_version=4),
+        # The instructor's solutions in the whole student notebook.
+        "solutions": whole_copy(
+            nbformat.read(release / "student" / f"{BAYES}.ipynb", as_version=4),
+            solution_answers(MASTERS / f"{BAYES}.ipynb"),
+        ),
         "independent-correct": submission(release, CORRECT),
         "blank": submission(release, {}),
         # q1 passes its public test by hard-coding it but fails the hidden one (0 of 3: public tests

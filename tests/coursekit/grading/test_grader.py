@@ -236,8 +236,7 @@ def other_sections(release, tmp_path_factory):
 
 
 def solutions() -> dict[int, str]:
-    master = MASTERS / f"{BAYES}.ipynb"
-    return dict(enumerate(q.solution for q in exercises.questions(nbformat.read(master, as_version=4))))
+    return exercises.solution_answers(MASTERS / f"{BAYES}.ipynb")
 
 
 @pytest.fixture(scope="module")
