@@ -38,8 +38,8 @@ from typing import Any
 import nbformat
 import numpy as np
 
-from coursekit.build.personal import answer_for, declarations
-from coursekit.exercises import Question, questions
+from coursekit.build.personal import declarations
+from coursekit.exercises import Question, questions, solution_answers
 from coursekit.grading.plain_data import decode, encode
 from coursekit.grading.variant import PUBLIC
 
@@ -199,9 +199,8 @@ def solution_namespace(master: Path) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         exec(compile(imports, f"{master.stem}: imports", "exec"), namespace)  # noqa: S102 - the course's own cell
-        variant = declarations(nb).of(PUBLIC)  # a solution with numbers of its own reads them from VARIANT
-        for question in questions(nb):
-            source = answer_for(question.name, question.solution, variant.get(question.name, {}))
+        # variant 0's answer cells: a solution with numbers of its own reads them from VARIANT
+        for question, source in zip(questions(nb), solution_answers(master).values(), strict=True):
             exec(compile(source, f"{master.stem}: {question.name}", "exec"), namespace)  # noqa: S102
     return namespace
 

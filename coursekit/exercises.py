@@ -331,8 +331,11 @@ def solution_answers(master: Path, seed: int = PUBLIC) -> dict[int, str]:
     question), as :func:`grading_copy` and :func:`whole_copy` take them: a solution that reads its numbers
     from ``VARIANT`` gets them (:func:`coursekit.build.personal.answer_for`)."""
     nb = nbformat.read(master, as_version=4)
-    variant = declarations(nb).of(seed)
-    return {i: answer_for(q.name, q.solution, variant.get(q.name, {})) for i, q in enumerate(questions(nb))}
+    return _solutions(questions(nb), declarations(nb).of(seed))
+
+
+def _solutions(qs: list[Question], variant: dict[str, dict]) -> dict[int, str]:
+    return {i: answer_for(q.name, q.solution, variant.get(q.name, {})) for i, q in enumerate(qs)}
 
 
 def grading_copy(student: nbformat.NotebookNode, answers: dict[int, str]) -> nbformat.NotebookNode:
@@ -424,7 +427,7 @@ def variants(
     wrong = wrong_answers(master)
     if sampled:
         wrong = {name: sample(entries) for name, entries in wrong.items()}
-    solutions = solution_answers(master, seed)
+    solutions = _solutions(qs, variant)
     subs = {"solution": copy_with(student, solutions), "blank": copy_with(student, {})}
     expect = [Expectation(v, q.name, w) for v, w in (("solution", "full"), ("blank", "zero")) for q in qs]
     rounds = max((len(wrong.get(q.name, [])) for q in qs), default=0)

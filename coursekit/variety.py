@@ -22,6 +22,7 @@ import nbformat
 
 from coursekit.build.personal import answer_for, declarations
 from coursekit.exercises import questions
+from coursekit.grading.variant import seen
 from coursekit.notebooks import master_notebooks
 from coursekit.variants import variant_seed
 
@@ -61,8 +62,7 @@ def shares(master: Path, students: int = 200, secret: bytes | None = None) -> li
             found[repr(answer(answer_for(question.name, question.solution, entry), question.name))] += 1
         varies = []
         if question.name in declared.sources:
-            public = declared.params(question.name, 0)
-            keys = [k for k, v in public.items() if not k.startswith("_") and isinstance(v, (int, float, str))]
+            keys = [k for k, v in seen(declared.params(question.name, 0)).items() if isinstance(v, (int, float, str))]
             varies.append("numbers (" + ", ".join(keys) + ")")
         if question.name in declared.options:
             varies.append(f"order of {len(declared.options[question.name])} options")

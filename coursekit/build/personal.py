@@ -32,7 +32,7 @@ import re
 import nbformat
 import yaml
 
-from coursekit.grading.variant import PUBLIC, VARIANT_TAG, VariantError, Variants, parse_cell, private
+from coursekit.grading.variant import PUBLIC, VARIANT_TAG, VariantError, Variants, parse_cell, private, seen
 
 __all__ = ["MARKER", "TEMPLATE", "answer_for", "declarations", "personalise", "template"]
 
@@ -202,7 +202,7 @@ def personalise(nb: nbformat.NotebookNode, variants: Variants, seed: int) -> nbf
     tests = nb.metadata.get("otter", {}).get("tests", {})
     for question, entry in variant.items():
         if "params" in entry and question in tests:
-            shown = {k: v for k, v in entry["params"].items() if not private(k)}
+            shown = seen(entry["params"])
             tests[question] = _with_variant(tests[question], shown)
     if variants:
         nb.metadata["coursekit"] = {
@@ -247,7 +247,7 @@ def answer_for(question: str, source: str, entry: dict) -> str:
     master's letters: the cell gets a last line that turns its ``question`` into the variant's letters.
     """
     if "params" in entry:
-        shown = {k: v for k, v in entry["params"].items() if not private(k)}
+        shown = seen(entry["params"])
         source = f"VARIANT = {shown!r}\n{_with_values(source, shown)}"
     order = entry.get("options")
     if order and any(student != master for student, master in order.items()):

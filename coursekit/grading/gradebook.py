@@ -48,17 +48,6 @@ def _memory() -> int:
         return 2**62
 
 
-def assignment_name(path: Path) -> str:
-    """The assignment a submitted notebook belongs to (its otter metadata, else its file name).
-
-    Raises
-    ------
-    coursekit.grading.submission.Unreadable
-        It is not a notebook the grader can read (the message says why).
-    """
-    return submission.assignment_name(submission.read(path)) or path.stem
-
-
 def clean_row(row: dict) -> dict:
     """A grading result made fit for the scores file: known columns, finite scores, plain text.
 

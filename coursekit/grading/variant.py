@@ -45,7 +45,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["PUBLIC", "VARIANT_TAG", "VariantError", "Variants", "parse_cell", "private"]
+__all__ = ["PUBLIC", "VARIANT_TAG", "VariantError", "Variants", "parse_cell", "private", "seen"]
 
 PUBLIC = 0
 VARIANT_TAG = "variant"
@@ -68,6 +68,11 @@ def private(key: str) -> bool:
     return key.startswith("_")
 
 
+def seen(params: dict) -> dict:
+    """What the student sees of a question's numbers: its keys that are not :func:`private`."""
+    return {k: v for k, v in params.items() if not private(k)}
+
+
 def _stream(seed: int, question: str, purpose: int):
     import numpy as np
 
@@ -78,7 +83,7 @@ def _literal(question: str, params: dict) -> dict:
     """``params``, checked to be what a student notebook can write down: its repr reads back as itself."""
     import ast
 
-    shown = {k: v for k, v in params.items() if not private(k)}
+    shown = seen(params)
     try:
         same = ast.literal_eval(repr(shown)) == shown
     except (ValueError, SyntaxError):
@@ -181,7 +186,7 @@ class Variants:
         for question, entry in self.of(seed).items():
             entry = dict(entry)
             if "params" in entry:
-                entry["params"] = {k: v for k, v in entry["params"].items() if not private(k)}
+                entry["params"] = seen(entry["params"])
             shown[question] = entry
         return shown
 
