@@ -23,7 +23,8 @@ Module                              Chapter
 :mod:`lecturekit.mixture`           chapter 5 (subpackage): the EM loop; Gaussian mixtures and their steps,
                                     multinomial and Bernoulli naive Bayes with missing labels, a module each
 :mod:`lecturekit.hmm`               chapter 6 (subpackage): the categorical hidden Markov model (Viterbi,
-                                    Baum-Welch) and its recursions, run time-major on all sequences at once
+                                    Baum-Welch), its input encoding and its recursions, run time-major on all
+                                    sequences at once
 :mod:`lecturekit.plotting`          figures for every chapter (draws fitted models, never fits)
 ==================================  =====================================================================
 """

@@ -22,6 +22,7 @@ PACKAGES = ("lecturekit", "coursekit")
 # module -> the test file that tests it, where that is not tests/<package path>/test_<module>.py.
 TESTED_ELSEWHERE = {
     "lecturekit/hmm/recursions.py": "tests/lecturekit/hmm/test_model.py",  # the model's recursions, one family
+    "lecturekit/hmm/encoding.py": "tests/lecturekit/hmm/test_model.py",  # the model's input, with the model
     "lecturekit/mixture/loop.py": "tests/lecturekit/mixture/test_gaussian.py",  # the EM loop, through each model
     "lecturekit/mixture/steps.py": "tests/lecturekit/mixture/test_gaussian.py",  # the Gaussian mixture's steps
     "lecturekit/text/tokenizer.py": "tests/lecturekit/text/test_text.py",  # one file for the text features

@@ -8,8 +8,8 @@ A sequence of symbols (words) :math:`x_1, \dots, x_T` is emitted by a sequence o
 Module                              What it holds
 ==================================  ===================================================================
 :mod:`~lecturekit.hmm.model`        :class:`CategoricalHMM` (hmmlearn's names and input conventions):
-                                    fitting by counting or by Baum–Welch, Viterbi, sampling;
-                                    :func:`sequences_to_column` to encode token sequences
+                                    fitting by counting or by Baum–Welch, Viterbi, sampling
+:mod:`~lecturekit.hmm.encoding`     :func:`sequences_to_column`, token sequences as the model's input
 :mod:`~lecturekit.hmm.recursions`   the scaled forward–backward recursion and Viterbi in log space,
                                     run time-major on all sequences at once, on arrays
 ==================================  ===================================================================
@@ -22,6 +22,7 @@ Derived in notebooks/06.01-Hidden-Markov-Models-and-Viterbi.ipynb and
 notebooks/06.02-Forward-Backward-and-Baum-Welch.ipynb.
 """
 
-from lecturekit.hmm.model import CategoricalHMM, sequences_to_column
+from lecturekit.hmm.encoding import sequences_to_column
+from lecturekit.hmm.model import CategoricalHMM
 
 __all__ = ["CategoricalHMM", "sequences_to_column"]

@@ -11,7 +11,7 @@ The generative story of a sequence :math:`x_1, \dots, x_T` of symbols (words) wi
 with ``startprob_`` :math:`\pi` (K,), ``transmat_`` :math:`A` (K, K) and ``emissionprob_``
 :math:`B` (K, n_features). :class:`CategoricalHMM` has hmmlearn's names and input conventions: X
 is a column of symbol indices, shape (n_samples, 1), and ``lengths`` splits it into sequences;
-:func:`sequences_to_column` encodes token sequences that way. It fits by counting when the
+:func:`lecturekit.hmm.encoding.sequences_to_column` encodes token sequences that way. It fits by counting when the
 states are seen (:meth:`CategoricalHMM.fit_supervised`, add-alpha smoothing with the pseudo-count
 given as ``k``) and by Baum–Welch (EM) when they are not (:meth:`CategoricalHMM.fit`).
 
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import bisect
 import sys
-from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -45,7 +44,7 @@ from lecturekit.estimation import add_k
 from lecturekit.hmm import recursions as rec
 from lecturekit.hmm.recursions import _lengths, _symbols
 
-__all__ = ["CategoricalHMM", "sequences_to_column"]
+__all__ = ["CategoricalHMM"]
 
 _NAMES = ("startprob_", "transmat_", "emissionprob_")
 #: How far from 1 a row of probabilities set by hand may sum.
@@ -562,45 +561,3 @@ class CategoricalHMM(BaseEstimator):
         shifted = (np.cumsum(emissionprob, axis=1) + np.arange(k)[:, None]).ravel()
         symbols = np.searchsorted(shifted, uniform[1::2] + states, side="right") - states * n_features
         return np.minimum(symbols, n_features - 1)[:, None], states
-
-
-def sequences_to_column(
-    sequences: Sequence[Sequence[Any]], vocabulary: Mapping[Any, int]
-) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
-    """Encode token sequences as hmmlearn's column of symbol indices and their lengths.
-
-    Parameters
-    ----------
-    sequences : sequence of sequences of tokens
-        Such as the sentences of :func:`lecturekit.datasets.load_brown`; none may be empty.
-    vocabulary : mapping from token to int
-        The index of each token. Tokens not in it map to ``vocabulary["<unk>"]`` if that key
-        exists, and raise a ValueError otherwise.
-
-    Returns
-    -------
-    X : ndarray of int, shape (n_tokens, 1)
-    lengths : ndarray of int, shape (n_sequences,)
-
-    Examples
-    --------
-    >>> X, lengths = sequences_to_column([("the", "dog"), ("a", "cat")],
-    ...                                  {"<unk>": 0, "the": 1, "a": 2, "dog": 3})
-    >>> X.ravel(), lengths
-    (array([1, 3, 2, 0]), array([2, 2]))
-    """
-    lengths = np.array([len(sequence) for sequence in sequences], dtype=np.intp)
-    if lengths.size == 0 or (lengths == 0).any():
-        where = "there are none" if lengths.size == 0 else f"sequence {int(np.flatnonzero(lengths == 0)[0])} is empty"
-        raise ValueError(f"Every sequence needs at least one token and {where}; drop empty sequences first.")
-    unknown = vocabulary.get("<unk>")
-    codes = [vocabulary.get(token, unknown) for sequence in sequences for token in sequence]
-    if unknown is None and None in codes:
-        position = codes.index(None)
-        token = [token for sequence in sequences for token in sequence][position]
-        raise ValueError(
-            f"The token {token!r} (position {position}) is not in the vocabulary, which has no "
-            f"'<unk>' entry; add one (e.g. vocabulary['<unk>'] = len(vocabulary)) to map unseen "
-            f"tokens to it."
-        )
-    return np.array(codes, dtype=np.intp)[:, None], lengths

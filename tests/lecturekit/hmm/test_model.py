@@ -471,7 +471,7 @@ def test_long_sample_transition_and_emission_frequencies_approach_the_model():
     assert (np.abs(emissions / visits - parameters[2]) < bound).all()
 
 
-# --------------------------------------------------------------------------- sequences_to_column
+# ------------------------------------------------------------- sequences_to_column (lecturekit.hmm.encoding)
 
 
 def test_sequences_to_column():
