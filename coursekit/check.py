@@ -221,19 +221,22 @@ class Notebook(otter.Notebook):
 
     Everything else (``export``, ``check_all``, ``to_pdf``, ...) is otter's. A student notebook's
     ``# Initialize Otter`` cell makes one: ``grader = Notebook("NAME.ipynb")``. Where the student's
-    variant shuffles a question's options, the check reads the order from the notebook's metadata
-    (``coursekit.options``, :mod:`coursekit.build.personal`) and gives the tests the answer in the
-    master's letters, as the grader does.
+    variant shuffles a question's options or shows a statement in its not-form, the check reads the
+    order and the forms from the notebook's metadata (``coursekit.options`` and ``coursekit.flips``,
+    :mod:`coursekit.build.personal`) and gives the tests the answer in the master's letters and
+    forms, as the grader does.
     """
 
-    def _option_order(self, question: str) -> dict[str, str]:
+    def _option_order(self, question: str) -> tuple[dict[str, str], list[str]]:
         try:
             with open(self._notebook, encoding="utf-8") as handle:
                 metadata = json.load(handle).get("metadata", {})
         except (OSError, TypeError, ValueError):
-            return {}
-        order = (metadata.get("coursekit") or {}).get("options", {}).get(question)
-        return order if isinstance(order, dict) else {}
+            return {}, []
+        ours = metadata.get("coursekit") or {}
+        order = ours.get("options", {}).get(question)
+        flips = ours.get("flips", {}).get(question)
+        return (order if isinstance(order, dict) else {}), (flips if isinstance(flips, list) else [])
 
     def check(self, question: str, global_env: dict[str, Any] | None = None) -> CheckResult:
         """Run ``question``'s public tests on the notebook's answers, as otter does, and say honestly what came out.
@@ -251,9 +254,9 @@ class Notebook(otter.Notebook):
         """
         if global_env is None:
             global_env = inspect.currentframe().f_back.f_globals
-        order = self._option_order(question)
-        if order and question in global_env:  # the student's letters, as the master's tests read them
-            global_env = {**global_env, question: translate(global_env[question], order)}
+        order, flips = self._option_order(question)
+        if order and question in global_env:  # the student's letters and forms, as the master's tests read them
+            global_env = {**global_env, question: translate(global_env[question], order, flips)}
         _read.clear()
         try:
             result = super().check(question, global_env)

@@ -89,8 +89,8 @@ def exercise_rules(argv: list[str], prog: str) -> int:
     """``exercises rules [NOTEBOOK ...]``: what the questions break of the rules of a fair grade.
 
     Per question (:func:`coursekit.exercises.violations`, and every answer function declares the edges
-    of its domain, :func:`coursekit.reach.undeclared`); over the course, the single-answer options
-    (:func:`coursekit.exercises.longest_share`) and the true/false statements (:mod:`coursekit.cues`).
+    of its domain, :func:`coursekit.reach.undeclared`); over the course, the true/false statements
+    (:mod:`coursekit.cues`).
     """
     from coursekit import cues, exercises, reach
     from coursekit.notebooks import master_notebooks
@@ -101,11 +101,9 @@ def exercise_rules(argv: list[str], prog: str) -> int:
     found = [v for master in masters for v in exercises.violations(master)] + reach.undeclared(masters)
     found += cues.problems(master_notebooks())
     print("\n".join(found) or "no rule broken")
-    longest, singles = exercises.longest_share(master_notebooks())
-    print(f"course: the right option is the longest in {longest} of {singles} single-answer questions (at most 1 in 4)")
     measures = cues.summary(master_notebooks())
     print("course: true/false statements: " + ", ".join(f"{k} {v:.2f}" for k, v in measures.items()))
-    return 1 if found or 4 * longest > singles else 0
+    return 1 if found else 0
 
 
 def exercise_reach(argv: list[str], prog: str) -> int:

@@ -14,8 +14,8 @@ longer and carry hedges ("can", "usually"), and false ones are made false with a
   of false ones differ by at most :data:`MAX_WORD_GAP`, and likewise for absolutes; and in no question
   are two or more hedged statements all true, or two or more absolute ones all false.
 
-The same words must not single out the right option of a single-answer question: it may not be the
-only option that hedges, nor the only one without an absolute (:func:`singled_out`).
+A statement's not-form (``<!--not: ...-->``, the statement with the opposite truth, which some students
+see in its place) counts as a statement of its own, with the opposite verdict.
 
 ``python -m coursekit exercises rules`` reports what breaks them (:func:`problems`).
 """
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import nbformat
 
-from coursekit.exercises import Question, options, questions, single_answer, visible_length
+from coursekit.exercises import Question, not_forms, options, questions, visible_length
 
 __all__ = [
     "ABSOLUTES",
@@ -38,7 +38,6 @@ __all__ = [
     "longest_are_true",
     "marked_by_words",
     "problems",
-    "singled_out",
     "statements",
     "summary",
 ]
@@ -105,7 +104,8 @@ class Statement:
 
 
 def statements(question: Question) -> list[Statement]:
-    """The statements of a true/false question with their verdicts; empty for any other question."""
+    """The statements of a true/false question with their verdicts, its not-forms (letter ``a'``) with the
+    opposite ones; empty for any other question."""
     texts = options(question)
     match = _ANSWER.search(question.solution)
     if not texts or not match:
@@ -115,10 +115,13 @@ def statements(question: Question) -> list[Statement]:
     except (ValueError, SyntaxError):
         return []
     if isinstance(value, (set, frozenset)) and all(isinstance(v, str) for v in value):
-        return [Statement(k, t, k in value) for k, t in texts.items()]
-    if isinstance(value, tuple) and len(value) == len(texts) and all(isinstance(v, bool) for v in value):
-        return [Statement(k, t, v) for (k, t), v in zip(texts.items(), value, strict=True)]
-    return []
+        found = [Statement(k, t, k in value) for k, t in texts.items()]
+    elif isinstance(value, tuple) and len(value) == len(texts) and all(isinstance(v, bool) for v in value):
+        found = [Statement(k, t, v) for (k, t), v in zip(texts.items(), value, strict=True)]
+    else:
+        return []
+    truth = {s.letter: s.true for s in found}
+    return found + [Statement(f"{k}'", t, not truth[k]) for k, t in not_forms(question).items() if k in truth]
 
 
 def ratio(found: list[Statement]) -> float | None:
@@ -161,17 +164,6 @@ def marked_by_words(found: list[Statement]) -> list[str]:
     )
 
 
-def singled_out(question: Question) -> list[str]:
-    """How the wording singles out a single-answer question's right option: ``"the only hedged"``
-    and/or ``"the only unqualified"`` (no absolute); empty when it does not."""
-    right, texts = single_answer(question), options(question)
-    if right is None:
-        return []
-    hedged = {k for k, t in texts.items() if _has(t, HEDGES)}
-    plain = {k for k, t in texts.items() if not _has(t, ABSOLUTES)}
-    return (["the only hedged"] if hedged == {right} else []) + (["the only unqualified"] if plain == {right} else [])
-
-
 def course_statements(masters: list[Path]) -> dict[str, list[Statement]]:
     """Every true/false question of ``masters``, as "notebook question" -> its statements."""
     found = {}
@@ -210,12 +202,6 @@ def problems(masters: list[Path]) -> list[str]:
         for where, listed in course_statements(masters).items()
         for kind in marked_by_words(listed)
     ]
-    for master in masters:
-        for q in questions(nbformat.read(master, as_version=4)):
-            found += [
-                f"{master.stem[:5]} {q.name}: the right option is {how} option (hedges and absolutes give it away)"
-                for how in singled_out(q)
-            ]
     measures = summary(masters)
     if measures["mean_ratio"] > MAX_RATIO:
         found.append(

@@ -55,9 +55,9 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from coursekit.build.personal import TEMPLATE, answer_for, declarations, personalise
+from coursekit.build.personal import NOT_FORM, TEMPLATE, answer_for, declarations, personalise
 from coursekit.grading.gradebook import grade
-from coursekit.grading.variant import PUBLIC
+from coursekit.grading.variant import PUBLIC, VariantError
 from coursekit.notebooks import master_notebooks
 from coursekit.repository import MASTERS
 
@@ -192,8 +192,18 @@ def public_points(question: Question) -> float:
 
 
 def options(question: Question) -> dict[str, str]:
-    """A choice question's options, ``(a) ...`` lines of its prompt, as letter -> text."""
-    return {m.group(1): " ".join(m.group(2).split()) for m in _OPTION.finditer(question.prompt)}
+    """A choice question's options, ``(a) ...`` lines of its prompt, as letter -> text (without not-forms)."""
+    return {m.group(1): " ".join(NOT_FORM.sub("", m.group(2)).split()) for m in _OPTION.finditer(question.prompt)}
+
+
+def not_forms(question: Question) -> dict[str, str]:
+    """The not-forms of a choice question's statements (``<!--not: ...-->``), as letter -> text."""
+    found = {}
+    for m in _OPTION.finditer(question.prompt):
+        form = NOT_FORM.search(m.group(2))
+        if form:
+            found[m.group(1)] = " ".join(form["text"].split())
+    return found
 
 
 def single_answer(question: Question) -> str | None:
@@ -222,24 +232,6 @@ def visible_length(text: str) -> int:
     return len(re.sub(r"[${}_^]", "", re.sub(r"\\[A-Za-z]+\s*", "x", text)))
 
 
-def longest_is_right(question: Question) -> bool:
-    """Whether the right option of a single-answer question stands out as the longest: more words than
-    every other, or at least as many characters as every other (as written, or as the page shows it)."""
-    right, texts = single_answer(question), options(question)
-    if right is None:
-        return False
-    others = [t for k, t in texts.items() if k != right]
-    return all(words(texts[right]) > words(t) for t in others) or any(
-        all(size(texts[right]) >= size(t) for t in others) for size in (len, visible_length)
-    )
-
-
-def option_spread(question: Question) -> float:
-    """Longest over shortest option, in words: how much length could tell the options apart."""
-    lengths = [words(t) for t in options(question).values()]
-    return max(lengths) / max(1, min(lengths))
-
-
 def bans(question: Question) -> list[str]:
     """The libraries a prompt forbids, as written."""
     return sorted(
@@ -247,7 +239,6 @@ def bans(question: Question) -> list[str]:
     )
 
 
-MAX_OPTION_SPREAD = 1.5  # longest over shortest option, in words
 # A public check that compares a number or a formula with a known slip written out in its source
 # (`assert not equivalent(q1, N / m, ...)`, `assert q3 != 180`, `abs(q4 - 20 / 24) > 1e-3`) shows
 # the slip, from which the right answer often follows; it compares digests instead (coursekit.symbolic.digest).
@@ -262,31 +253,42 @@ SYMBOLIC_CHECK = "equivalent("  # what a symbolic derive question's hidden test 
 def violations(master: Path) -> list[str]:
     """What a notebook's questions break of the rules of a fair grade (empty: none).
 
-    Every point comes from a hidden check; single-answer choice questions have options of
-    comparable length; a derive question takes a symbolic answer checked for equivalence, or
+    Every point comes from a hidden check; a derive question takes a symbolic answer checked for equivalence, or
     catalogues the shortcuts its checks defeat; the public check of a number or a formula names
     known slips without showing them (digests); a ban that a prompt states is enforced (``forbids``,
     and the prompt says the module ``cannot be imported``); every catalogued wrong answer that is not a
     shortcut names the feedback its public check gives; a choice question's options shuffle per student
-    (``options: shuffle``, :mod:`coursekit.build.personal`). The course-wide share of right options that
-    are the longest is checked over all notebooks (:func:`longest_share`).
+    (``options: shuffle``, :mod:`coursekit.build.personal`) and asks for a set of statements (or a tuple
+    of verdicts), each with a not-form (``<!--not: ...-->``): one letter of k options would be shared by
+    one student in k.
     """
     found = []
     wrong = wrong_answers(master)
     nb = nbformat.read(master, as_version=4)
-    shuffled = declarations(nb).options
+    try:
+        shuffled = declarations(nb).options
+    except VariantError as error:  # e.g. not-forms in a question whose options do not shuffle
+        found.append(f"{master.stem[:5]}: {error}")
+        shuffled = {}
     for q in questions(nb):
         where = f"{master.stem[:5]} {q.name}"
         if is_choice(q) and q.name not in shuffled:
             found.append(f"{where}: a choice question shuffles its options per student (options: shuffle)")
+        if single_answer(q):
+            found.append(
+                f"{where}: one letter of {len(options(q))} options is shared by one student in {len(options(q))}, "
+                f"whatever their order: ask for the set of the right statements, each with a not-form"
+            )
+        elif is_choice(q) and set(not_forms(q)) != set(options(q)):
+            missing = sorted(set(options(q)) - set(not_forms(q)))
+            found.append(
+                f"{where}: every statement of a true/false question has a not-form, <!--not: ...--> (missing: "
+                f"{', '.join(missing)})"
+            )
         if len(q.test_points) != len(q.tests):
             found.append(f"{where}: points must list one value per test cell ({len(q.tests)} cells)")
         elif public_points(q):
             found.append(f"{where}: public checks give {public_points(q):g} points; they must give 0")
-        if single_answer(q) and option_spread(q) > MAX_OPTION_SPREAD:
-            found.append(
-                f"{where}: options differ in length by a factor {option_spread(q):.1f} (at most {MAX_OPTION_SPREAD})"
-            )
         entries = wrong.get(q.name, [])
         if q.kind == "derive":
             symbolic = q.answer == "symbolic" and any(SYMBOLIC_CHECK in t for t in q.hidden_tests)
@@ -311,12 +313,6 @@ def violations(master: Path) -> list[str]:
             if "mistake" in entry and not entry.get("shortcut") and not entry.get("feedback") and not is_choice(q):
                 found.append(f"{where}: the wrong answer '{entry['mistake']}' has no feedback")
     return found
-
-
-def longest_share(masters: list[Path]) -> tuple[int, int]:
-    """Single-answer choice questions whose right option is the longest, and all of them."""
-    qs = [q for m in masters for q in questions(nbformat.read(m, as_version=4)) if single_answer(q)]
-    return sum(longest_is_right(q) for q in qs), len(qs)
 
 
 # --------------------------------------------------------------------------- grading the variants
@@ -517,37 +513,26 @@ def grade_variants(
 
 
 def table(masters: list[Path]) -> str:
-    """Per notebook: questions by kind, points, points from public checks, single-answer choice
-    questions whose right option is the longest, derive questions with a symbolic answer, enforced
-    bans, catalogued wrong answers (with a named feedback, shortcuts among them) and prose words."""
+    """Per notebook: questions by kind, points, points from public checks, derive questions with a
+    symbolic answer, enforced bans, catalogued wrong answers (with a named feedback, shortcuts among
+    them) and prose words."""
     lines = [
-        "| Notebook | Questions | Implement | Derive | Conceptual | Points | Public points | Longest right "
+        "| Notebook | Questions | Implement | Derive | Conceptual | Points | Public points "
         "| Symbolic derive | Bans enforced | Wrong answers (feedback, shortcuts) | Prose words |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |",
     ]
-    totals = [0.0] * 11
     for master in masters:
         nb = nbformat.read(master, as_version=4)
         qs = questions(nb)
         entries = [e for q in qs for e in wrong_answers(master).get(q.name, [])]
-        counts = [
-            len(qs),
-            *(sum(q.kind == k for q in qs) for k in KINDS),
-            sum(q.points for q in qs),
-            sum(public_points(q) for q in qs),
-            sum(longest_is_right(q) for q in qs),
-            sum(bool(single_answer(q)) for q in qs),
-            sum(q.kind == "derive" and q.answer == "symbolic" for q in qs),
-            sum(bool(q.forbids) for q in qs),
-            len(entries),
-        ]
+        imp, der, con = (sum(q.kind == k for q in qs) for k in KINDS)
+        symbolic = sum(q.kind == "derive" and q.answer == "symbolic" for q in qs)
         feedback = sum(bool(e.get("feedback")) for e in entries)
         shortcuts = sum(bool(e.get("shortcut")) for e in entries)
-        totals = [a + b for a, b in zip(totals, [*counts, feedback, shortcuts][:11], strict=True)]
-        n, imp, der, con, pts, pub, longest, singles, symbolic, banned, wrong = counts
         lines.append(
-            f"| {master.stem[:5]} | {n} | {imp} | {der} | {con} | {pts:g} | {pub:g} | {longest}/{singles} "
-            f"| {symbolic}/{der} | {banned} | {wrong} ({feedback}, {shortcuts}) | {prose_words(nb):,} |"
+            f"| {master.stem[:5]} | {len(qs)} | {imp} | {der} | {con} | {sum(q.points for q in qs):g} "
+            f"| {sum(public_points(q) for q in qs):g} | {symbolic}/{der} | {sum(bool(q.forbids) for q in qs)} "
+            f"| {len(entries)} ({feedback}, {shortcuts}) | {prose_words(nb):,} |"
         )
     return "\n".join(lines)
 

@@ -5,8 +5,9 @@ students (seeds of a throwaway secret, as :func:`coursekit.variants.variant_seed
 each varying question's right answer in each (the master's solution cell, run on the variant with
 :func:`coursekit.build.personal.answer_for`) and prints, per question, what varies and the share of
 students whose answer is the most common one. A number is compared as the grader compares it: rounded
-to the tolerance a question states (three decimals by default). A choice question whose options only
-shuffle cannot go below one student in the number of its options: the report says so.
+to the tolerance a question states (three decimals by default). A single-answer choice question, whose
+options only shuffle, cannot go below one student in the number of its options; a true/false set whose
+n statements each show one of two forms has 2^n right answers, each as likely as the others.
 
 Derived for the course machinery; not part of the lecture.
 """
@@ -66,6 +67,8 @@ def shares(master: Path, students: int = 200, secret: bytes | None = None) -> li
             varies.append("numbers (" + ", ".join(keys) + ")")
         if question.name in declared.options:
             varies.append(f"order of {len(declared.options[question.name])} options")
+        if question.name in declared.forms:
+            varies.append(f"form of {len(declared.forms[question.name])} statements")
         rows.append(
             {
                 "notebook": master.stem,

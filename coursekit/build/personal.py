@@ -11,9 +11,11 @@ that names its key, ``$0.6$<!--v:mean-->`` or ``20<!--v:cost_fp-->``, or a longe
 code cell the student sees, an assignment of a literal whose first line ends ``# v:key``. :func:`template`
 checks that each marked text is ``str(PUBLIC[key])`` (a literal, ``PUBLIC[key]``), so that the master and
 the public notebook say the same; :func:`personalise` writes the variant's value there and drops the
-marker. A question whose options shuffle has its ``- (x) ...`` lines reordered (the letters stay in place);
-its public tests and the grader translate the student's letters back (:func:`coursekit.choices.translate`,
-with the order kept in the notebook's metadata).
+marker. A question whose options shuffle has its ``- (x) ...`` lines reordered (the letters stay in place),
+and a statement with a not-form (an option ending in ``<!--not: the statement with the opposite
+truth-->``) shows the form the variant draws; its public tests and the grader translate the student's
+letters and forms back (:func:`coursekit.choices.translate`, with the order and the forms kept in the
+notebook's metadata).
 
 Every student notebook records ``metadata.coursekit.variant``, the tag of its variant
 (:meth:`~coursekit.grading.variant.Variants.tag`), which ``make grade`` compares with the tag of the
@@ -43,6 +45,7 @@ MARKER = re.compile(r"(?P<value>[^\s$(<>]+?)(?P<close>\$?)<!--v:(?P<key>[A-Za-z_
 SPAN = re.compile(r"<!--v:(?P<key>[A-Za-z_]\w*)-->(?P<value>.*?)<!--/v-->", re.S)
 CODE_MARKER = re.compile(r"#\s*v:(?P<key>[A-Za-z_]\w*)\b")
 OPTION = re.compile(r"^- \((?P<letter>[a-z])\) ", re.M)
+NOT_FORM = re.compile(r"\s*<!--not:(?P<text>.*?)-->", re.S)
 _PROMPT = "coursekit_options"  # cell metadata of a template's prompt whose options shuffle
 
 
@@ -66,8 +69,22 @@ def option_lines(text: str) -> list[tuple[str, int, int]]:
     return items
 
 
+def not_form(body: str) -> tuple[str, str | None]:
+    """An option's text and its not-form (None without one): ``text<!--not: form-->`` ends the option."""
+    match = NOT_FORM.search(body)
+    if match is None:
+        return body, None
+    if body[match.end() :].strip():
+        raise VariantError(f"a not-form must end its option; after it comes {body[match.end() :].strip()[:40]!r}")
+    form = " ".join(match["text"].split())
+    if not form or "<!--" in form:
+        raise VariantError(f"a not-form needs a statement, one comment: {match.group(0).strip()[:60]!r}")
+    return body[: match.start()] + body[match.end() :], form
+
+
 def declarations(master: nbformat.NotebookNode) -> Variants:
-    """A master's variant declarations: its ``variant`` cells and its questions with ``options: shuffle``."""
+    """A master's variant declarations: its ``variant`` cells, its questions with ``options: shuffle`` and their
+    statements with a not-form."""
     variants = Variants()
     names = [config.get("name") for config, _ in _question_blocks(master)]
     for cell in master.cells:
@@ -92,9 +109,15 @@ def declarations(master: nbformat.NotebookNode) -> Variants:
                     f"`- (b) ...` in order; found {letters}"
                 )
             variants.options[config["name"]] = letters
+            text = master.cells[prompt].source
+            forms = [letter for letter, start, end in option_lines(text) if not_form(text[start:end])[1] is not None]
+            if forms:
+                variants.forms[config["name"]] = forms
+        elif prompt is not None and NOT_FORM.search(master.cells[prompt].source):
+            raise VariantError(f"{config.get('name')}: a not-form needs options: shuffle in the question's config")
     keys: dict[str, str] = {}
     for question in variants.sources:
-        for key in variants.space(question)["PUBLIC"]:
+        for key in seen(variants.space(question)["PUBLIC"]):  # a private key is never a marker's
             if key in keys:
                 raise VariantError(f"{question} and {keys[key]} both have the key {key!r}: markers need one owner")
             keys[key] = question
@@ -196,7 +219,7 @@ def personalise(nb: nbformat.NotebookNode, variants: Variants, seed: int) -> nbf
             continue
         question = cell.metadata.pop(_PROMPT, None)
         if question is not None:
-            cell.source = _shuffled(cell.source, variant[question]["options"])
+            cell.source = _shuffled(cell.source, variant[question]["options"], variant[question].get("flips", []))
         cell.source = SPAN.sub(lambda m: str(values[m["key"]]), cell.source)
         cell.source = MARKER.sub(lambda m: f"{values[m['key']]}{m['close']}", cell.source)
     tests = nb.metadata.get("otter", {}).get("tests", {})
@@ -209,13 +232,21 @@ def personalise(nb: nbformat.NotebookNode, variants: Variants, seed: int) -> nbf
             "variant": variants.tag(seed),
             "options": {q: e["options"] for q, e in variant.items() if "options" in e},
         }
+        if variants.forms:
+            nb.metadata["coursekit"]["flips"] = {q: e["flips"] for q, e in variant.items() if "flips" in e}
     return nb
 
 
-def _shuffled(text: str, order: dict[str, str]) -> str:
-    """``text`` with its option items in the student's order: item x shows the master's item ``order[x]``."""
+def _shuffled(text: str, order: dict[str, str], flips: list[str]) -> str:
+    """``text`` with its option items in the student's order: item x shows the master's item ``order[x]``,
+    in its not-form where the master's letter is in ``flips`` (and without the not-form's comment)."""
     items = option_lines(text)
-    bodies = {letter: text[start + len(f"- ({letter}) ") : end] for letter, start, end in items}
+    bodies = {}
+    for letter, start, end in items:
+        body, form = not_form(text[start + len(f"- ({letter}) ") : end])
+        if letter in flips:
+            body = form + body[len(body.rstrip()) :]
+        bodies[letter] = body
     out, last = [], 0
     for letter, start, end in items:
         out.append(text[last:start])
@@ -244,26 +275,27 @@ def answer_for(question: str, source: str, entry: dict) -> str:
     gets the variant's ``VARIANT`` first, what the student sees of it (its keys without ``_``), so that no
     answer can use what only the grader knows, and its code markers (``NAME = literal  # v:key``, as in the
     student's answer cell) the variant's values. One of a question whose options shuffle is written in the
-    master's letters: the cell gets a last line that turns its ``question`` into the variant's letters.
+    master's letters and forms: the cell gets last lines that turn its ``question`` into the variant's
+    (the inverse of :func:`coursekit.choices.translate`).
     """
     if "params" in entry:
         shown = seen(entry["params"])
         source = f"VARIANT = {shown!r}\n{_with_values(source, shown)}"
-    order = entry.get("options")
-    if order and any(student != master for student, master in order.items()):
+    order, flips = entry.get("options"), entry.get("flips", [])
+    if order and (flips or any(student != master for student, master in order.items())):
         to_student = {master: student for student, master in order.items()}
         letters = sorted(order)
         source = (
             f"{source.rstrip()}\n"
-            f"_to_student, _letters = {to_student!r}, {letters!r}\n"
+            f"_to_student, _letters, _flips = {to_student!r}, {letters!r}, {set(flips)!r}\n"
             f"if isinstance({question}, str):\n"
             f"    {question} = _to_student.get({question}, {question})\n"
             f"elif isinstance({question}, (set, frozenset)):\n"
-            f"    {question} = type({question})(_to_student.get(x, x) for x in {question})\n"
+            f"    {question} = type({question})(_to_student.get(x, x) for x in set({question}) ^ _flips)\n"
             f"elif isinstance({question}, (tuple, list)) and len({question}) == len(_letters) and all(\n"
             f"    isinstance(x, bool) for x in {question}\n"
             f"):\n"
-            f"    _truth = dict(zip(_letters, {question}))\n"
+            f"    _truth = {{m: v != (m in _flips) for m, v in zip(_letters, {question})}}\n"
             f"    {question} = type({question})(_truth[{order!r}[s]] for s in _letters)\n"
         )
     return source

@@ -185,8 +185,8 @@ def _checked(tests, sandbox: Sandbox, seconds: float, wall_end: float, wall: flo
             for case in tests.test_cases:
                 case.body.test_func.__globals__["VARIANT"] = dict(variant["params"])
         environment = answers(check, names - {"env", "VARIANT"})
-        if "options" in variant and tests.name in environment:  # the student's letters, in the master's
-            environment[tests.name] = translate(environment[tests.name], variant["options"])
+        if "options" in variant and tests.name in environment:  # the student's letters and forms, in the master's
+            environment[tests.name] = translate(environment[tests.name], variant["options"], variant.get("flips", ()))
         tests.run(environment)
     except _Abort as abort:
         outcome = abort.outcome
@@ -259,7 +259,8 @@ def run(tests, sandbox: Sandbox, seconds: float, wall_end: float | None = None, 
         than the backstop, :func:`coursekit.grading.sandbox.backstop` of ``seconds`` from now.
     variant : dict or None
         The question's variant (:meth:`coursekit.grading.variant.Variants.of`): its ``params`` are the
-        tests' global ``VARIANT``; with ``options``, the answer is translated to the master's letters.
+        tests' global ``VARIANT``; with ``options`` (and ``flips``), the answer is translated to the
+        master's letters (and forms).
 
     Returns
     -------

@@ -27,6 +27,11 @@ shuffled** says ``options: shuffle`` in its ``# BEGIN QUESTION`` cell: each stud
 (``- (a) ...`` lines of the prompt) in an order of their own under the same letters, and an answer in
 the student's letters (a letter, a set of letters, a tuple of one truth value per statement) is
 translated back to the master's (:func:`coursekit.choices.translate`) before the unchanged tests run.
+A statement of such a question may also have a **not-form**, the statement with the opposite truth,
+in a comment at the end of its option (``- (c) ... always independent.<!--not: ... not always
+independent.-->``): each student sees one of the two forms, drawn from the seed, and an answer on a
+statement shown in its not-form is turned back (its letter toggled in a set, its verdict negated)
+before the master's tests read it.
 
 :class:`Variants` holds a notebook's declarations (the autograder zip carries them as
 ``variants.json``); :meth:`Variants.of` gives the variant of a seed (0 is :data:`PUBLIC`, what the
@@ -98,14 +103,16 @@ def _literal(question: str, params: dict) -> dict:
 
 @dataclass
 class Variants:
-    """A notebook's variant declarations: each question's ``variant`` cell, and the questions whose options shuffle."""
+    """A notebook's variant declarations: each question's ``variant`` cell, the questions whose options shuffle
+    and their statements with a not-form."""
 
     sources: dict[str, str] = field(default_factory=dict)  # question -> its variant cell's source
     options: dict[str, list[str]] = field(default_factory=dict)  # question -> its option letters, in order
+    forms: dict[str, list[str]] = field(default_factory=dict)  # question -> the letters with a not-form
     _spaces: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
-        return bool(self.sources or self.options)
+        return bool(self.sources or self.options or self.forms)
 
     def space(self, question: str) -> dict:
         """The namespace of ``question``'s variant cell, run once."""
@@ -168,8 +175,20 @@ class Variants:
         permutation = _stream(seed, question, 1).permutation(len(letters))
         return {letter: letters[int(j)] for letter, j in zip(letters, permutation, strict=True)}
 
+    def flips(self, question: str, seed: int) -> list[str]:
+        """The master's letters whose statements the student sees in their not-form (none for seed 0).
+
+        Each statement with a not-form is shown in it with probability 1/2, independently: a set of
+        statements has as many right answers as subsets, each as likely as the others.
+        """
+        letters = self.forms.get(question, [])
+        if seed == PUBLIC or not letters:
+            return []
+        coins = _stream(seed, question, 2).integers(0, 2, len(letters))
+        return [letter for letter, coin in zip(letters, coins, strict=True) if coin]
+
     def of(self, seed: int) -> dict[str, dict]:
-        """Every varying question's variant: ``{question: {"params": dict, "options": dict}}``."""
+        """Every varying question's variant: ``{question: {"params": dict, "options": dict, "flips": list}}``."""
         found: dict[str, dict] = {}
         for question in sorted({*self.sources, *self.options}):
             entry = {}
@@ -177,11 +196,13 @@ class Variants:
                 entry["params"] = self.params(question, seed)
             if question in self.options:
                 entry["options"] = self.order(question, seed)
+            if question in self.forms:
+                entry["flips"] = self.flips(question, seed)
             found[question] = entry
         return found
 
     def shown(self, seed: int) -> dict[str, dict]:
-        """What the student sees of the variant of ``seed``: its keys without ``_``, and the option order."""
+        """What the student sees of the variant of ``seed``: its keys without ``_``, the option order and forms."""
         shown = {}
         for question, entry in self.of(seed).items():
             entry = dict(entry)
@@ -196,9 +217,15 @@ class Variants:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def to_json(self) -> str:
-        return json.dumps({"sources": self.sources, "options": self.options}, indent=1, sort_keys=True)
+        return json.dumps(
+            {"sources": self.sources, "options": self.options, "forms": self.forms}, indent=1, sort_keys=True
+        )
 
     @classmethod
     def from_json(cls, text: str) -> Variants:
         data = json.loads(text)
-        return cls(dict(data.get("sources", {})), {q: list(v) for q, v in data.get("options", {}).items()})
+        return cls(
+            dict(data.get("sources", {})),
+            {q: list(v) for q, v in data.get("options", {}).items()},
+            {q: list(v) for q, v in data.get("forms", {}).items()},
+        )

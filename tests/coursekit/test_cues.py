@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coursekit import cues
-from coursekit.exercises import Question
+from coursekit.exercises import Question, options
 from coursekit.notebooks import master_notebooks
 
 
@@ -38,13 +38,6 @@ def test_lengths_and_words_that_mark_the_true_statements_are_found():
     assert cues.longest_are_true(longest)
 
 
-def test_a_right_option_singled_out_by_its_wording_is_found():
-    texts = ["it always holds", "it can hold", "it never holds", "only then"]
-    assert cues.singled_out(question(texts, 'q1 = "b"')) == ["the only hedged", "the only unqualified"]
-    assert cues.singled_out(question(texts, 'q1 = "a"')) == []
-    assert cues.singled_out(question([*texts, "it may hold"], 'q1 = "b"')) == []
-
-
 def test_math_and_code_do_not_count_as_words():
     assert not cues._has("$p(x) = 0$ for `all` x", cues.ABSOLUTES)
     assert cues._has("for all x", cues.ABSOLUTES)
@@ -54,3 +47,15 @@ def test_no_true_false_question_of_the_course_gives_its_verdicts_away():
     masters = master_notebooks()
     assert cues.summary(masters)["questions"] >= 10
     assert cues.problems(masters) == []
+
+
+def test_a_not_form_is_a_statement_with_the_opposite_verdict():
+    prompt = "- (a) it is always so\n  <!--not: it is not always so-->\n- (b) it holds here\n"
+    q = Question("q1", "conceptual", 3.0, 'q1 = {"b"}', [], prompt=prompt)
+    assert options(q) == {"a": "it is always so", "b": "it holds here"}
+    found = cues.statements(q)
+    assert [(s.letter, s.text, s.true) for s in found] == [
+        ("a", "it is always so", False),
+        ("b", "it holds here", True),
+        ("a'", "it is not always so", True),
+    ]

@@ -204,20 +204,29 @@ def test_no_question_breaks_the_rules_of_a_fair_grade(master):
     assert exercises.violations(master) == []
 
 
-def test_a_choice_question_whose_options_do_not_shuffle_is_found(tmp_path):
+def test_a_choice_question_that_does_not_vary_is_found(tmp_path):
     master = next(m for m in MASTERS if m.stem.startswith("02.04"))
     nb = nbformat.read(master, as_version=4)
-    for cell in nb.cells:
-        if cell.cell_type == "raw" and "name: q4" in cell.source:
-            cell.source = cell.source.replace("\noptions: shuffle", "")
+    at = next(i for i, c in enumerate(nb.cells) if c.cell_type == "raw" and "name: q5" in c.source)
+    nb.cells[at].source = nb.cells[at].source.replace("\noptions: shuffle", "")
+    prompt = nb.cells[at + 1]
+    prompt.source = re.sub(r"\s*<!--not:.*?-->", "", prompt.source, flags=re.S)  # a set without its not-forms
     nbformat.write(nb, tmp_path / master.name)
     found = exercises.violations(tmp_path / master.name)
-    assert found == ["02.04 q4: a choice question shuffles its options per student (options: shuffle)"], found
-
-
-def test_the_right_option_is_seldom_the_longest():
-    longest, singles = exercises.longest_share(MASTERS)
-    assert singles and 4 * longest <= singles, f"the right option is the longest in {longest} of {singles}"
+    assert found == [
+        "02.04 q5: a choice question shuffles its options per student (options: shuffle)",
+        "02.04 q5: every statement of a true/false question has a not-form, <!--not: ...--> (missing: a, b, c, d, e, "
+        "f)",
+    ], found
+    nb.cells[at].source += "\noptions: shuffle"
+    solution = next(c for c in nb.cells[at:] if c.cell_type == "code" and c.source.startswith("q5 = "))
+    solution.source = 'q5 = "b"  # SOLUTION\nq5'  # one letter of six
+    nbformat.write(nb, tmp_path / master.name)
+    found = exercises.violations(tmp_path / master.name)
+    assert found == [
+        "02.04 q5: one letter of 6 options is shared by one student in 6, whatever their order: ask for the set "
+        "of the right statements, each with a not-form"
+    ], found
 
 
 def test_every_autograder_zip_carries_the_bans_of_its_questions(release):

@@ -28,6 +28,7 @@ from coursekit.variants import read_roster, variant_seed, write_secret
 
 NAME = "04.02-MAP-Estimation"
 LINKED = "05.01-Latent-Variables-and-the-EM-Lower-Bound"  # links to the notation page
+FORMS = "01.01-Bayes-Rule-and-Maximum-Likelihood"  # Question 6: true/false statements with not-forms
 
 
 def solved(nb: nbformat.NotebookNode, master: nbformat.NotebookNode, variant: dict) -> nbformat.NotebookNode:
@@ -36,9 +37,10 @@ def solved(nb: nbformat.NotebookNode, master: nbformat.NotebookNode, variant: di
     return grading_copy(nb, answers)
 
 
-def run_class(release: Path, tmp_path: Path, size: int) -> None:
+def course(release: Path, tmp_path: Path, names: tuple[str, ...], size: int) -> tuple[Path, Path, Path]:
+    """A copy of the release's ``dist`` with the templates of ``names``, a roster of ``size`` and a secret."""
     dist = tmp_path / "dist"
-    for name in (NAME, LINKED):
+    for name in names:
         (dist / "assign" / name).mkdir(parents=True)
         shutil.copy2(release / "assign" / name / TEMPLATE, dist / "assign" / name / TEMPLATE)
     shutil.copytree(release / "autograder", dist / "autograder")
@@ -46,7 +48,11 @@ def run_class(release: Path, tmp_path: Path, size: int) -> None:
     shutil.copy2(release / "notation.md", dist / "notation.md")
     roster = tmp_path / "roster.csv"
     roster.write_text("id,name\n" + "".join(f"s{k:03d},Student {k}\n" for k in range(size)))
-    secret_path = write_secret(tmp_path / "secret", repository=tmp_path / "elsewhere")
+    return dist, roster, write_secret(tmp_path / "secret", repository=tmp_path / "elsewhere")
+
+
+def run_class(release: Path, tmp_path: Path, size: int) -> None:
+    dist, roster, secret_path = course(release, tmp_path, (NAME, LINKED), size)
     start = time.monotonic()
     masters = [MASTERS / f"{name}.ipynb" for name in (NAME, LINKED)]
     personal_notebooks(roster, secret_path, dist, masters=masters, secret_in_zips=True)
@@ -104,3 +110,31 @@ def test_a_class_of_six(release, tmp_path):
 @pytest.mark.release
 def test_a_class_of_two_hundred(release, tmp_path):
     run_class(release, tmp_path, 200)
+
+
+def test_statements_shown_in_their_not_forms_are_graded_in_the_students_letters_and_forms(release, tmp_path):
+    dist, roster, secret_path = course(release, tmp_path, (FORMS,), 8)
+    personal_notebooks(roster, secret_path, dist, masters=[MASTERS / f"{FORMS}.ipynb"])
+    declared = Assignment.load(dist / "autograder" / f"{FORMS}-autograder.zip").variants
+    secret = secret_path.read_bytes()
+    variant = {s.id: declared.of(variant_seed(secret, s.id, FORMS)) for s in read_roster(roster)}
+    student = next(s for s, v in variant.items() if v["q6"]["flips"])  # 63 students in 64 have one
+    own = nbformat.read(dist / "student" / student / f"{FORMS}.ipynb", as_version=4)
+    master = nbformat.read(MASTERS / f"{FORMS}.ipynb", as_version=4)
+    q6 = next(c for c in own.cells if c.cell_type == "markdown" and c.source.startswith("**Question 6"))
+    assert "<!--" not in q6.source and sum(form in q6.source for form in ("1/4", "1/8")) == 1
+    submissions = tmp_path / "submissions" / student
+    for folder, answers in (("own", variant[student]), ("masters", {**variant[student], "q6": {}})):  # q6 unread
+        (submissions / folder).mkdir(parents=True)
+        nbformat.write(solved(own, master, answers), submissions / folder / f"{FORMS}.ipynb")
+    rows = {
+        row["submission"].split("/")[1]: row
+        for row in grade(
+            tmp_path / "submissions",
+            tmp_path / "scores.csv",
+            dist / "autograder",
+            owners=Owners(read_roster(roster), secret),
+        )
+    }
+    assert rows["own"]["total"] == rows["own"]["possible"] and not rows["own"]["flag"], rows["own"]
+    assert rows["masters"]["q6"] == 0 and rows["masters"]["total"] == rows["own"]["total"] - 3, rows["masters"]

@@ -198,3 +198,90 @@ def test_a_code_literal_and_a_span_of_text_take_the_variants_values():
     nb.cells[-1].source = "rows = len([0])  # v:rows\n"
     with pytest.raises(VariantError, match="something other than a literal"):
         template(nb, nb, declared)
+
+
+FORMS_PROMPT = """**Question 2.** Which are true? The set of letters.
+
+- (a) first statement, true
+  <!--not: first statement,
+  now false-->
+- (b) second statement, false
+  <!--not: second statement, now true-->
+- (c) third statement, without a not-form
+
+Graded as a whole."""
+
+
+def forms_master() -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_raw_cell("# BEGIN QUESTION\nname: q2\npoints: 1\noptions: shuffle"),
+        nbformat.v4.new_markdown_cell(FORMS_PROMPT),
+    ]
+    return nb
+
+
+def test_each_student_sees_one_form_of_each_statement_and_the_answer_is_read_back():
+    nb = forms_master()
+    declared = declarations(nb)
+    assert declared.forms == {"q2": ["a", "b"]} and declared.flips("q2", PUBLIC) == []
+    assert Variants.from_json(declared.to_json()).forms == declared.forms
+    base = template(nb, nb, declared)
+    assert "<!--" not in personalise(base, declared, PUBLIC).cells[-1].source
+    seen_flips = set()
+    for seed in range(1, 40):
+        own = personalise(base, declared, seed)
+        entry = declared.of(seed)["q2"]
+        flips, order = entry["flips"], entry["options"]
+        seen_flips.add(tuple(flips))
+        text = own.cells[-1].source
+        assert "<!--" not in text and text.endswith("Graded as a whole.")
+        shown = {line[3]: line[6:] for line in text.splitlines() if line.startswith("- (")}
+        for student, master_letter in order.items():
+            if master_letter == "c":
+                assert shown[student].startswith("third statement")
+            elif master_letter in flips:
+                assert shown[student].startswith(("first statement, now false", "second statement, now true"))
+            else:
+                assert shown[student] in ("first statement, true", "second statement, false")
+        assert own.metadata.coursekit["flips"] == {"q2": flips}
+        right = {s for s, m in order.items() if (m == "a") != (m in flips)}  # the true statements this student sees
+        assert translate(right, order, flips) == {"a"}
+        space: dict = {}
+        exec(answer_for("q2", 'q2 = {"a"}\n', entry), space)  # noqa: S102 - the solution, made the student's
+        assert space["q2"] == right
+    assert seen_flips == {(), ("a",), ("b",), ("a", "b")}  # each form drawn, independently
+
+
+@given(options, st.data())
+def test_an_answer_in_the_students_letters_and_forms_is_read_in_the_masters(permutation, data):
+    letters = sorted(permutation)
+    order = dict(zip(letters, permutation, strict=True))
+    flips = sorted(data.draw(st.sets(st.sampled_from(letters))))
+    subset = data.draw(st.sets(st.sampled_from(letters)))
+    truths = tuple(data.draw(st.lists(st.booleans(), min_size=len(letters), max_size=len(letters))))
+    for master_answer in (subset, frozenset(subset), truths, list(truths)):
+        source = answer_for("q9", f"q9 = {master_answer!r}\n", {"options": order, "flips": flips})
+        space: dict = {}
+        exec(source, space)  # noqa: S102 - the catalogue's answer, written for the master, made the student's
+        assert translate(space["q9"], order, flips) == master_answer
+    if flips:  # a statement seen in its not-form: the master's answer on it, unread, is wrong
+        assert translate(subset, {x: x for x in letters}, flips) != subset
+
+
+@pytest.mark.parametrize(
+    ("prompt", "says"),
+    [
+        ("- (a) one <!--not: not one--> and more\n- (b) two", "must end its option"),
+        ("- (a) one <!--not: -->\n- (b) two", "needs a statement"),
+    ],
+)
+def test_a_not_form_that_cannot_be_shown_is_refused(prompt, says):
+    nb = forms_master()
+    nb.cells[1].source = prompt
+    with pytest.raises(VariantError, match=says):
+        declarations(nb)
+    nb.cells[0].source = "# BEGIN QUESTION\nname: q2\npoints: 1"
+    nb.cells[1].source = "- (a) one\n  <!--not: not one-->\n- (b) two"
+    with pytest.raises(VariantError, match="needs options: shuffle"):
+        declarations(nb)
