@@ -222,10 +222,6 @@ def is_choice(question: Question) -> bool:
     return bool(_CHOICE.search(question.solution))
 
 
-def words(text: str) -> int:
-    return len(text.split())
-
-
 def visible_length(text: str) -> int:
     """Characters a reader sees once the math is typeset: a TeX command counts as one character, and
     the dollars, braces, sub- and superscript marks count as none."""
