@@ -42,7 +42,8 @@ __all__ = ["MARKER", "TEMPLATE", "answer_for", "declarations", "personalise", "t
 TEMPLATE = "template.ipynb"
 
 MARKER = re.compile(r"(?P<value>[^\s$(<>]+?)(?P<close>\$?)<!--v:(?P<key>[A-Za-z_]\w*)-->")
-SPAN = re.compile(r"<!--v:(?P<key>[A-Za-z_]\w*)-->(?P<value>.*?)<!--/v-->", re.S)
+# a span's text holds no marker: a number's marker followed by a span later in the cell is not a span
+SPAN = re.compile(r"<!--v:(?P<key>[A-Za-z_]\w*)-->(?P<value>(?:(?!<!--v:).)*?)<!--/v-->", re.S)
 CODE_MARKER = re.compile(r"#\s*v:(?P<key>[A-Za-z_]\w*)\b")
 OPTION = re.compile(r"^- \((?P<letter>[a-z])\) ", re.M)
 NOT_FORM = re.compile(r"\s*<!--not:(?P<text>.*?)-->", re.S)

@@ -169,16 +169,17 @@ def test_a_notebook_carrying_another_students_variant_is_flagged():
 
 def test_a_code_literal_and_a_span_of_text_take_the_variants_values():
     cell = nbformat.v4.new_code_cell(
-        "# VARIANT q1\nPUBLIC = {'rows': [[0, 1], [1, 0]], 'text': '- one\\n- two'}\n"
-        "def draw(rng):\n    n = int(rng.integers(2, 9))\n"
-        "    return {'rows': [[n, 1]] * n, 'text': '\\n'.join(['- x'] * n)}\nVARIANT = PUBLIC\n"
+        "# VARIANT q1\nPUBLIC = {'rows': [[0, 1], [1, 0]], 'n': 2, 'text': '- one\\n- two'}\n"
+        "def draw(rng):\n    n = int(rng.integers(3, 9))\n"
+        "    return {'rows': [[n, 1]] * n, 'n': n, 'text': '\\n'.join(['- x'] * n)}\nVARIANT = PUBLIC\n"
     )
     cell.metadata["tags"] = ["variant"]
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         cell,
         nbformat.v4.new_raw_cell("# BEGIN QUESTION\nname: q1\npoints: 1"),
-        nbformat.v4.new_markdown_cell("Sentences:\n\n<!--v:text-->- one\n- two<!--/v-->\n\nCount them."),
+        # a number's marker before a span: each keeps its own text
+        nbformat.v4.new_markdown_cell("$2$<!--v:n--> sentences:\n\n<!--v:text-->- one\n- two<!--/v-->\n\nCount them."),
         nbformat.v4.new_code_cell("rows = [  # v:rows\n    [0, 1],\n    [1, 0],\n]\nq1 = ...\n"),
     ]
     declared = declarations(nb)
@@ -186,7 +187,7 @@ def test_a_code_literal_and_a_span_of_text_take_the_variants_values():
     assert personalise(base, declared, PUBLIC).cells[-1].source == "rows = [[0, 1], [1, 0]]\nq1 = ...\n"
     own = personalise(base, declared, 5)
     params = declared.params("q1", 5)
-    assert own.cells[-2].source == f"Sentences:\n\n{params['text']}\n\nCount them."
+    assert own.cells[-2].source == f"${params['n']}$ sentences:\n\n{params['text']}\n\nCount them."
     assert own.cells[-1].source == f"rows = {params['rows']!r}\nq1 = ...\n"
     solution = "rows = [  # v:rows\n    [0, 1],\n    [1, 0],\n]\nq1 = len(rows)\n"
     space: dict = {}
