@@ -15,28 +15,50 @@ Derived for the course machinery; not part of the lecture.
 from __future__ import annotations
 
 import argparse
+import ast
 import secrets
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
 
 from coursekit.build.personal import answer_for, declarations
-from coursekit.exercises import questions
+from coursekit.exercises import Question, questions
 from coursekit.grading.variant import seen
 from coursekit.notebooks import master_notebooks
 from coursekit.variants import variant_seed
 
-__all__ = ["answer", "shares"]
+__all__ = ["answer", "answered", "shares"]
 
 
-def answer(source: str, name: str, decimals: int = 3):
-    """The value ``name`` that an answer cell's ``source`` leaves, as the grader compares it (numbers rounded)."""
+def answer(source: str, name: str | Sequence[str], decimals: int = 3):
+    """The value ``name`` that an answer cell's ``source`` leaves, as the grader compares it (numbers rounded);
+    for several names (a question answered in several variables), the tuple of their values."""
     import numpy as np
 
+    label = name if isinstance(name, str) else ", ".join(name)
     space = {"np": np, "__name__": "answer"}
-    exec(compile(source, f"<answer {name}>", "exec"), space)  # noqa: S102 - the master's own solution
-    value = space[name]
+    exec(compile(source, f"<answer {label}>", "exec"), space)  # noqa: S102 - the master's own solution
+    if not isinstance(name, str):
+        return tuple(_compared(space[n], decimals) for n in name)
+    return _compared(space[name], decimals)
+
+
+def answered(question: Question) -> str | list[str]:
+    """The variables a question's answer is read from: its tests' arguments (``test_q4(q4_estimate)``), or
+    the question's own name."""
+    names = []
+    for source in question.tests:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+                names += [a.arg for a in node.args.args if a.arg not in names]
+    if not names:
+        return question.name
+    return names[0] if len(names) == 1 else names
+
+
+def _compared(value, decimals: int):
     if isinstance(value, float):
         return round(value, decimals)
     if isinstance(value, (set, frozenset)):
@@ -60,7 +82,7 @@ def shares(master: Path, students: int = 200, secret: bytes | None = None) -> li
         found = Counter()
         for seed in seeds:
             entry = declared.of(seed)[question.name]
-            found[repr(answer(answer_for(question.name, question.solution, entry), question.name))] += 1
+            found[repr(answer(answer_for(question.name, question.solution, entry), answered(question)))] += 1
         varies = []
         if question.name in declared.sources:
             keys = [k for k, v in seen(declared.params(question.name, 0)).items() if isinstance(v, (int, float, str))]
