@@ -14,6 +14,7 @@ Derived for the grading pipeline described in the instructor guide; not part of 
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Mapping
 from typing import Any
@@ -76,9 +77,35 @@ def _guard(value):
         if value.imag != 0:
             return None
         value = value.real
-    if not isinstance(value, mpmath.mpf) or not mpmath.isfinite(value):
+    if not isinstance(value, mpmath.mpf):
         return None
-    return value if abs(value) <= HUGE else None
+    return value if abs(value) <= HUGE else None  # False for an infinity and for nan
+
+
+def _number(expression: Any):
+    """A SymPy number (or pi, E, ...) as an mpmath number. A small one (most leaves of an answer) is converted
+    once, not at every point the answer is evaluated at; a large one is not kept, so that the cache stays
+    small whatever an answer holds."""
+    small = (
+        expression.p.bit_length() <= 256 and expression.q.bit_length() <= 256
+        if expression.is_Rational
+        else expression._prec <= 256
+        if expression.is_Float
+        else True
+    )
+    return _small_number(expression, mpmath.mp.prec) if small else _converted(expression)
+
+
+@functools.lru_cache(maxsize=4096)
+def _small_number(expression: Any, precision: int):  # precision: mpmath's, part of the key
+    return _converted(expression)
+
+
+def _converted(expression: Any):
+    try:
+        return _guard(mpmath.mpmathify(expression.evalf(DIGITS)))
+    except (TypeError, ValueError):
+        return None
 
 
 def _mod(p, q):
@@ -200,10 +227,7 @@ def value_of(expression: Any, values: Mapping[str, Any]):
     if isinstance(expression, sympy.Symbol):
         return _guard(values.get(expression.name))
     if expression.is_Number or expression in (sympy.pi, sympy.E, sympy.EulerGamma, sympy.I):
-        try:
-            return _guard(mpmath.mpmathify(expression.evalf(DIGITS)))
-        except (TypeError, ValueError):
-            return None
+        return _number(expression)
     function = expression.func
     try:
         if function is sympy.Piecewise:  # the first piece whose condition holds; only its value is computed

@@ -683,3 +683,17 @@ def test_the_logarithm_of_a_product_past_the_guard_is_the_sum_of_its_factors_log
         assert evaluate((n1 - 1 + alpha) ** n1, points[0]) is None
     assert float(evaluate(sympy.log(sympy.exp(x) * x**2), {"x": "800"})) == pytest.approx(800 + 2 * math.log(800))
     assert evaluate(sympy.log(-x * x**2), {"x": "2"}) is None  # a negative product has no real logarithm
+
+
+def test_a_numbers_value_is_kept_only_while_it_is_small():
+    from coursekit import evaluator
+
+    x = sympy.Symbol("x")
+    evaluator._small_number.cache_clear()
+    assert float(evaluate(sympy.Rational(1, 3) * x + sympy.Float("0.25"), {"x": "3"})) == 1.25
+    kept = evaluator._small_number.cache_info().currsize
+    assert kept >= 2  # 1/3 and 0.25, converted once for every point
+    huge = sympy.Integer(7) ** 5000  # 14,000 digits: converted at each use, never kept
+    assert evaluate(huge * x, {"x": "1"}) is None  # past HUGE
+    assert evaluate(x + sympy.Rational(huge, huge + 1), {"x": "1"}) is not None
+    assert evaluator._small_number.cache_info().currsize == kept
