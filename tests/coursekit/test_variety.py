@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from coursekit.repository import MASTERS
 import nbformat
 
 from coursekit.exercises import questions
+from coursekit.repository import MASTERS
 from coursekit.variety import answer, answered, shares
 
 
