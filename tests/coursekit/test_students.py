@@ -1,9 +1,9 @@
 """A class with a roster: each student's own notebook, graded on its owner's variant, a borrowed one flagged.
 
 ``make assignments ROSTER=... SECRET=...`` and ``make grade ... ROSTER=... SECRET=...`` end to end on
-04.02 (its Question 4 has numbers of its own): every student's solution scores full; a classmate's
-notebook handed in under another student's id is graded on the id's own variant, loses the points of the
-question whose answer differs, and is flagged with the classmate's id. ``make check-release`` runs the
+04.02 (its Questions 1, 2 and 4 vary, Question 3 does not): every student's solution scores full; a
+classmate's notebook handed in under another student's id is graded on the id's own variant, loses the points
+of the questions whose answers differ, and is flagged with the classmate's id. ``make check-release`` runs the
 class of 200 the course promises; ``make test`` a class of six.
 """
 
@@ -79,9 +79,12 @@ def run_class(release: Path, tmp_path: Path, size: int) -> None:
         )
     lender, borrower = ids[0], ids[1]  # the borrower hands in the lender's solved notebook
     shutil.copy2(submissions / lender / f"{NAME}.ipynb", submissions / borrower / f"{NAME}.ipynb")
-    differ = declared.params("q4", variant_seed(secret, lender, NAME))["_answer"] != pytest.approx(
-        declared.params("q4", variant_seed(secret, borrower, NAME))["_answer"], abs=2e-3
-    )
+
+    def differ(question: str) -> bool:  # whether the lender's right answer is wrong for the borrower
+        lent, own = (declared.params(question, variant_seed(secret, s, NAME)) for s in (lender, borrower))
+        if question == "q4":  # a number, graded to a tolerance
+            return lent["_answer"] != pytest.approx(own["_answer"], abs=2e-3)
+        return {k: v for k, v in lent.items() if k[0] != "_"} != {k: v for k, v in own.items() if k[0] != "_"}
 
     rows = {
         row["submission"].split("/")[0]: row
@@ -97,8 +100,9 @@ def run_class(release: Path, tmp_path: Path, size: int) -> None:
         assert row["total"] == row["possible"] == 15, (student, row)
     row = rows[borrower]
     assert row["flag"].startswith("carries the variant of another student (") and lender in row["flag"]
-    assert row["q1"] == row["q2"] == row["q3"] == 4  # the same for every student
-    assert (row["q4"] == 0) == differ  # graded on the borrower's own numbers
+    assert row["q3"] == 4  # the same for every student
+    for question, full in (("q1", 4), ("q2", 4), ("q4", 3)):  # graded on the borrower's own setting
+        assert row[question] == (0 if differ(question) else full), (question, row)
     scores = (tmp_path / "scores.csv").read_text()
     assert "carries the variant of another student (" in scores
 
