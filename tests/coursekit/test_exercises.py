@@ -216,7 +216,7 @@ def test_a_choice_question_that_does_not_vary_is_found(tmp_path):
     assert found == [
         "02.04 q5: a choice question shuffles its options per student (options: shuffle)",
         "02.04 q5: every statement of a true/false question has a not-form, <!--not: ...--> (missing: a, b, c, d, e, "
-        "f)",
+        "f, g)",
     ], found
     nb.cells[at].source += "\noptions: shuffle"
     solution = next(c for c in nb.cells[at:] if c.cell_type == "code" and c.source.startswith("q5 = "))

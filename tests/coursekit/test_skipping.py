@@ -149,13 +149,13 @@ def test_an_edited_lecture_cell_runs_and_cannot_raise_a_score(release, tmp_path)
     # a banned answer runs after the imports cell alone.)
     nb = exercises.whole_copy(student, {5: "q6 = lecture_value\n"})
     edited = next(c for c in nb.cells if c.source == marked[0].source)
-    edited.source += "\nlecture_value = {'b', 'd', 'f'}\n"
+    edited.source += "\nlecture_value = {'b', 'd', 'f', 'g'}\n"
     cases["defines-an-answer"] = nb
     # A marked cell that patches NumPy and builtins, before wrong answers; one that sets the answers
     # right, before answer cells that set them wrong; answer cells tagged as skippable.
     nb = exercises.whole_copy(student, wrong)
     next(c for c in nb.cells if c.source == marked[1].source).source = PATCH + marked[1].source
-    next(c for c in nb.cells if c.source == marked[2].source).source += "\nq6 = {'b', 'd', 'f'}\nq5 = 0.0154\n"
+    next(c for c in nb.cells if c.source == marked[2].source).source += "\nq6 = {'b', 'd', 'f', 'g'}\nq5 = 0.0154\n"
     for cell in exercises.answer_cells(nb):
         cell.metadata["tags"] = ["otter_answer_cell", SKIP_TAG]
     nb.metadata[SKIP_TAG] = [fingerprint(c.source) for c in exercises.answer_cells(nb)]

@@ -17,7 +17,7 @@ import nbformat
 
 from coursekit import exercises
 
-RIGHT_Q6 = "{'b', 'd', 'f'}"
+RIGHT_Q6 = "{'b', 'd', 'f', 'g'}"
 # Writes a reply the grader did not ask for to the worker's socket (what a forged reply looks like).
 FORGE = """
 import os, struct

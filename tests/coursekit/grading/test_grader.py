@@ -66,7 +66,7 @@ np.testing.assert_allclose = lambda *a, **k: None
 math.isclose = lambda *a, **k: True
 builtins.abs = lambda x: 0
 builtins.isinstance = lambda *a: True
-builtins.set = lambda *a: {"b", "d", "f"}
+builtins.set = lambda *a: {"b", "d", "f", "g"}
 operator.eq = lambda a, b: True
 import lecturekit, otter
 """
@@ -181,7 +181,7 @@ def searches(zip_path: Path, master: Path) -> dict[str, str]:
             "                import zipfile\n"
             "                try:\n"
             "                    if 'test_q6_value' in zipfile.ZipFile(place).read('tests/q6.py').decode():\n"
-            "                        q6 = {'b', 'd', 'f'}\n"
+            "                        q6 = {'b', 'd', 'f', 'g'}\n"
             "                except Exception:\n"
             "                    pass\n"
             "            _use(_read(place))\n"
@@ -192,7 +192,7 @@ def searches(zip_path: Path, master: Path) -> dict[str, str]:
             "def _wanted(path):\n"
             "    if path.endswith('-autograder.zip'):\n"
             "        global q6\n"
-            "        q6 = {'b', 'd', 'f'}\n"
+            "        q6 = {'b', 'd', 'f', 'g'}\n"
             "    return path.endswith('.ipynb') and '# BEGIN SOLUTION' in _read(path)\n"
             "_walk(['/'], _wanted, depth=12)\n"
         ),
@@ -249,7 +249,7 @@ def battery(release, other_sections, tmp_path_factory):
         f"import zipfile\ntry:\n    text = zipfile.ZipFile({str(zip_path)!r}).read('tests/q6.py').decode()\n"
         "except Exception:\n    text = ''\ntry:\n"
         f"    text += open({str(master)!r}).read()\nexcept Exception:\n    pass\n"
-        "print(text)\nq6 = {'b', 'd', 'f'} if 'test_q6_value' in text else {'z'}\n"
+        "print(text)\nq6 = {'b', 'd', 'f', 'g'} if 'test_q6_value' in text else {'z'}\n"
     )
     tamper = (
         f"try:\n    open({str(ROOT / 'lecturekit' / '_tampered.py')!r}, 'w').write('x = 1')\n"

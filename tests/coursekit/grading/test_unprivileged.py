@@ -94,7 +94,7 @@ try:
     found.append("the results")
 except OSError:
     pass
-q6 = {"b", "d", "f"} if found else {"z"}
+q6 = {"b", "d", "f", "g"} if found else {"z"}
 """
 # A process that would outlive the grading, in a session of its own.
 LINGERS = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    while True:\n        time.sleep(0.1)\n"
