@@ -220,11 +220,11 @@ def test_a_choice_question_that_does_not_vary_is_found(tmp_path):
     ], found
     nb.cells[at].source += "\noptions: shuffle"
     solution = next(c for c in nb.cells[at:] if c.cell_type == "code" and c.source.startswith("q5 = "))
-    solution.source = 'q5 = "b"  # SOLUTION\nq5'  # one letter of six
+    solution.source = 'q5 = "b"  # SOLUTION\nq5'  # one letter of seven
     nbformat.write(nb, tmp_path / master.name)
     found = exercises.violations(tmp_path / master.name)
     assert found == [
-        "02.04 q5: one letter of 6 options is shared by one student in 6, whatever their order: ask for the set "
+        "02.04 q5: one letter of 7 options is shared by one student in 7, whatever their order: ask for the set "
         "of the right statements, each with a not-form"
     ], found
 
