@@ -46,6 +46,7 @@ Run ``python -m coursekit exercises table`` for the course's questions by kind a
 from __future__ import annotations
 
 import argparse
+import ast
 import copy
 import re
 from collections.abc import Sequence
@@ -87,6 +88,16 @@ class Question:
     @property
     def public_tests(self) -> list[str]:
         return [t for t in self.tests if not t.lstrip().lower().startswith("# hidden")]
+
+    @property
+    def answer_names(self) -> list[str]:
+        """The variables the answer is read from: its test functions' parameters, in order (not their helpers')."""
+        names: list[str] = []
+        for test in self.tests:
+            for node in ast.parse(test).body:
+                if isinstance(node, ast.FunctionDef):
+                    names += [a.arg for a in node.args.args if a.arg not in names]
+        return names
 
 
 def _raw_block(cell: nbformat.NotebookNode) -> str:

@@ -185,14 +185,7 @@ def readers(master: Path, nb: nbformat.NotebookNode) -> list[tuple[str, set[str]
             (f"{q.name}'s catalogued answer '{exercises.described(e)}'", read_names(e["answer"], last))
             for e in wrong.get(q.name, [])
         ]
-        parameters = {
-            a.arg
-            for test in q.tests
-            for node in ast.parse(test).body  # the test functions'
-            if isinstance(node, ast.FunctionDef)
-            for a in node.args.args
-        }  # (not their helpers')
-        found.append((f"{q.name}'s tests", parameters))
+        found.append((f"{q.name}'s tests", set(q.answer_names)))
     return found
 
 

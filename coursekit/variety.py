@@ -15,7 +15,6 @@ Derived for the course machinery; not part of the lecture.
 from __future__ import annotations
 
 import argparse
-import ast
 import secrets
 from collections import Counter
 from collections.abc import Sequence
@@ -46,16 +45,10 @@ def answer(source: str, name: str | Sequence[str], decimals: int = 3):
 
 
 def answered(question: Question) -> str | list[str]:
-    """The variables a question's answer is read from: its tests' arguments (``test_q4(q4_estimate)``), or
-    the question's own name."""
-    names = []
-    for source in question.tests:
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
-                names += [a.arg for a in node.args.args if a.arg not in names]
-    if not names:
-        return question.name
-    return names[0] if len(names) == 1 else names
+    """The variable a question's answer is read from (``q4``), or the variables (``q4_log_likelihood``,
+    ``q4_estimate``): its tests' parameters, or the question's own name."""
+    names = question.answer_names
+    return names[0] if len(names) == 1 else names or question.name
 
 
 def _compared(value, decimals: int):
