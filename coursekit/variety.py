@@ -78,8 +78,14 @@ def shares(master: Path, students: int = 200, secret: bytes | None = None) -> li
             found[repr(answer(answer_for(question.name, question.solution, entry), answered(question)))] += 1
         varies = []
         if question.name in declared.sources:
-            keys = [k for k, v in seen(declared.params(question.name, 0)).items() if isinstance(v, (int, float, str))]
-            varies.append("numbers (" + ", ".join(keys) + ")")
+            shown = seen(declared.params(question.name, 0))
+            # a list shows as key[]; the public check's digests (of slips) follow from the rest
+            keys = [
+                k if isinstance(v, (int, float, str)) else f"{k}[]"
+                for k, v in shown.items()
+                if not k.endswith(("slips", "digests"))
+            ]
+            varies.append("setting (" + ", ".join(keys) + ")")
         if question.name in declared.options:
             varies.append(f"order of {len(declared.options[question.name])} options")
         if question.name in declared.forms:
