@@ -27,12 +27,13 @@ Module                                What it does
 :mod:`coursekit.variants`             the roster, the course secret, each student's variant seed
 :mod:`coursekit.choices`              a shuffled choice question's answer, read in the master's letters
 :mod:`coursekit.variety`              which questions vary per student, and how many share an answer
+:mod:`coursekit.reading`              the main line's length: visible and folded words of prose per chapter
 :mod:`coursekit.data`                 rebuilding ``data/`` from pinned packages (subpackage): ``wheels``
                                       (PyPI), ``brown`` (npm); standard library only
 :mod:`coursekit.cli`                  the command line: one command per module's ``main``
 ====================================  ===================================================================
 
-Layers point down: ``repository``, ``evaluator``, ``variants``, ``choices`` and ``data`` at the bottom,
+Layers point down: ``repository``, ``evaluator``, ``variants``, ``choices``, ``reading`` and ``data`` at the bottom,
 ``symbolic`` on ``evaluator``, ``check`` on ``symbolic`` and ``choices``;
 ``notebooks`` and ``grading`` on them; ``build`` on grading's grader (the fingerprints of skippable
 cells); ``exercises`` on grading; ``cues``, ``reach``, ``skipping`` and ``variety`` on exercises; ``cli`` on

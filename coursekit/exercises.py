@@ -60,6 +60,7 @@ from coursekit.build.personal import NOT_FORM, TEMPLATE, answer_for, declaration
 from coursekit.grading.gradebook import grade
 from coursekit.grading.variant import PUBLIC, VariantError
 from coursekit.notebooks import master_notebooks
+from coursekit.reading import prose_words
 from coursekit.repository import MASTERS
 
 KINDS = ("implement", "derive", "conceptual")
@@ -150,24 +151,6 @@ def questions(nb: nbformat.NotebookNode) -> list[Question]:
             elif in_tests:
                 current.tests.append(cell.source)
     return found
-
-
-_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S)
-_FENCED = re.compile(r"```.*?```", re.S)
-_INLINE = re.compile(r"\$[^$\n]+\$|`[^`\n]+`")
-_MARKUP = re.compile(r"<[^>]+>|^\s*:::.*$|^\s*:\w+:.*$|\]\([^)]*\)", re.M)
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
-
-
-def prose_words(nb: nbformat.NotebookNode) -> int:
-    """Words of prose in the markdown cells: math, code, links' targets and directive options not counted."""
-    words = 0
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            text = _FENCED.sub(" ", _DISPLAY_MATH.sub(" ", cell.source))
-            text = _MARKUP.sub(" ", _INLINE.sub(" ", text))
-            words += len(_WORD.findall(text))
-    return words
 
 
 def wrong_answers(master: Path) -> dict[str, list[dict]]:

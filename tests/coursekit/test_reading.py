@@ -1,0 +1,54 @@
+"""The main line's length: what counts as a fold, and which words a reader sees as the page opens."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from coursekit.reading import main, split_folds, visible_words, words
+
+FOLD = ":::{admonition} Why it holds\n:class: dropdown\n\nThree folded words.\n:::"
+
+
+def test_words_are_prose_not_math_code_or_options():
+    assert words("Two words $x + y$ and `code here` then\n\n$$\na + b\n$$\n") == 4
+    assert words(":::{note}\n:class: dropdown\n\nA [link](https://x.org/a-b).\n:::") == 2
+
+
+@pytest.mark.parametrize(
+    "text, shown, folded",
+    [
+        ("Seen here.\n\n" + FOLD + "\n\nSeen again.", 4, 3),  # a directive's title line is markup
+        (":::{note}\nAn open note.\n:::", 3, 0),  # an admonition without the class stays open
+        (":::{solution} cyu-a\n:class: dropdown\nFolded answer.\n:::\nAfter.", 1, 2),
+        (":::{dropdown} A title\nHidden.\n:::", 0, 1),
+        ("::::{admonition} Outer\n:class: dropdown\n:::{note}\nInner words.\n:::\nStill folded.\n::::\nOut.", 1, 4),
+        ("<details><summary>More</summary>\n\nFolded here.\n\n</details>\n\nShown.", 1, 3),
+        ("```python\n:::{note}\n```\nShown words.", 2, 0),  # a fence inside code is code
+        (":::{note}\n:class: tip\nOpen.\n:::", 1, 0),
+    ],
+)
+def test_a_fold_is_a_dropdown_directive_or_details(text, shown, folded):
+    visible, hidden = split_folds(text)
+    assert (words(visible), words(hidden)) == (shown, folded), split_folds(text)
+
+
+def test_a_notebook_counts_markdown_only_and_a_hidden_cell_is_folded():
+    nb = nbformat.v4.new_notebook()
+    hidden = nbformat.v4.new_markdown_cell("All of these four.")
+    hidden.metadata["tags"] = ["hide-cell"]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("Seen here.\n\n" + FOLD),
+        hidden,
+        nbformat.v4.new_code_cell("not counted at all"),
+    ]
+    assert visible_words(nb) == (2, 3 + 4)
+
+
+def test_the_table_names_a_chapter_over_the_limit(tmp_path, capsys):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("word " * 3001)]
+    path = tmp_path / "long.ipynb"
+    nbformat.write(nb, path)
+    main([str(path)])
+    assert "| long | 3,001 (over) | 0 |" in capsys.readouterr().out
