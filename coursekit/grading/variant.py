@@ -43,6 +43,7 @@ Derived for the course machinery; not part of the lecture.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -110,6 +111,7 @@ class Variants:
     options: dict[str, list[str]] = field(default_factory=dict)  # question -> its option letters, in order
     forms: dict[str, list[str]] = field(default_factory=dict)  # question -> the letters with a not-form
     _spaces: dict = field(default_factory=dict, repr=False, compare=False)
+    _drawn: dict = field(default_factory=dict, repr=False, compare=False)  # (question, seed) -> its numbers
 
     def __bool__(self) -> bool:
         return bool(self.sources or self.options or self.forms)
@@ -136,6 +138,11 @@ class Variants:
         A draw that the cell's ``valid`` refuses (it returns False or raises AssertionError) is drawn
         again from the same stream, so that the variant of a seed never changes.
         """
+        if (question, seed) not in self._drawn:  # a draw may take a while (digests of slips): drawn once
+            self._drawn[question, seed] = self._draw(question, seed)
+        return copy.deepcopy(self._drawn[question, seed])
+
+    def _draw(self, question: str, seed: int) -> dict:
         space = self.space(question)
         if seed == PUBLIC:
             return _literal(question, dict(space["PUBLIC"]))

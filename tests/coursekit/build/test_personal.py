@@ -75,6 +75,20 @@ def test_a_declaration_is_read_and_its_variants_drawn():
     declared.check(50)
 
 
+def test_a_variant_is_drawn_once_and_each_caller_gets_its_own_copy():
+    declared = declarations(master())
+    space = declared.space("q1")
+    calls, draw = [], space["draw"]
+    space["draw"] = lambda rng: calls.append(1) or draw(rng)
+    first = declared.params("q1", 5)
+    first["count"] = -1  # a caller that changes what it got changes nothing for the next
+    assert declared.params("q1", 5)["count"] != -1 and declared.of(5)["q1"]["params"]["count"] != -1
+    assert len(calls) >= 1 and declared.tag(5) == declared.tag(5)
+    drawn = len(calls)
+    declared.params("q1", 5), declared.of(5), declared.shown(5)
+    assert len(calls) == drawn  # the seed's numbers were drawn once
+
+
 @pytest.mark.parametrize(
     ("source", "says"),
     [
