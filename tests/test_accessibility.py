@@ -5,6 +5,9 @@ axe-core checks every page in tests/test_browser.py; what it cannot see is check
 * with the keyboard alone (Tab, Enter, the arrows, Escape), on the introduction and on a chapter, focus
   reaches every link of the main navigation and the page's download menu, shows where it is on every
   stop, and the menu opens, can be walked and closes, after which Tab moves on;
+* a fold (a MyST admonition of class ``dropdown``) is closed when the page opens, opens with Enter on its
+  button, which says whether it is open, shows its text and math, and closes again; axe-core finds no
+  violation with it open;
 * no image has a file name for its text alternative (myst-nb's default when a cell gives none), and no
   figure has an empty one.
 
@@ -19,13 +22,17 @@ import re
 
 import pytest
 
-from test_browser import (  # noqa: F401  (browser, chromium and site are fixtures)
+from test_browser import (  # noqa: F401  (browser, chromium, screenshots and site are fixtures)
+    AXE,
+    AXE_JS,
     BAYES,
     TIMEOUT_MS,
+    WCAG_AA,
     browser,
     chromium,
     new_context,
     report,
+    screenshots,
     site,
     site_pages,
 )
@@ -118,6 +125,44 @@ def test_the_keyboard_reaches_the_navigation_and_opens_the_download_menu(browser
     finally:
         context.close()
     assert not outside, f"{path}: requests off 127.0.0.1 (blocked): {outside}"
+
+
+# --------------------------------------------------------------------------- folds
+
+
+def test_a_fold_opens_and_closes_with_the_keyboard(browser, site, screenshots):  # noqa: F811
+    from playwright.sync_api import expect
+
+    outside: list[str] = []
+    context = new_context(browser, outside)
+    page = context.new_page()
+    try:
+        page.goto(site + f"notebooks/{BAYES}.html", wait_until="load")
+        page.evaluate("() => MathJax.startup.promise.then(() => true)")
+        folds = page.locator(".admonition.dropdown:not(.solution)")
+        assert folds.count() >= 2, f"{BAYES}: {folds.count()} folds (admonitions of class dropdown)"
+        fold = folds.first
+        fold.scroll_into_view_if_needed()
+        button = fold.locator("button.toggle-button")
+        body = fold.locator("> :not(.admonition-title)").first
+        expect(button).to_have_attribute("aria-expanded", "false")
+        assert not body.is_visible(), "a fold is open before the reader opens it"
+        page.screenshot(path=screenshots / "fold-closed.png")
+        button.focus()
+        assert focus(page)["indicated"], "the fold's button does not show that it has the focus"
+        page.keyboard.press("Enter")
+        expect(button).to_have_attribute("aria-expanded", "true")
+        expect(body).to_be_visible()
+        page.screenshot(path=screenshots / "fold-open.png")
+        page.add_script_tag(path=AXE)
+        violations = page.evaluate(AXE_JS, WCAG_AA)
+        assert not violations, f"axe-core with a fold open: {violations}"
+        page.keyboard.press("Enter")
+        expect(button).to_have_attribute("aria-expanded", "false")
+        expect(body).to_be_hidden()
+    finally:
+        context.close()
+    assert not outside, f"requests off 127.0.0.1 (blocked): {outside}"
 
 
 # --------------------------------------------------------------------------- text alternatives

@@ -5,7 +5,8 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from coursekit.reading import main, split_folds, visible_words, words
+from coursekit.notebooks import master_notebooks
+from coursekit.reading import MAX_MEDIAN_VISIBLE, MAX_VISIBLE, main, split_folds, table, visible_words, words
 
 FOLD = ":::{admonition} Why it holds\n:class: dropdown\n\nThree folded words.\n:::"
 
@@ -52,3 +53,17 @@ def test_the_table_names_a_chapter_over_the_limit(tmp_path, capsys):
     nbformat.write(nb, path)
     main([str(path)])
     assert "| long | 3,001 (over) | 0 |" in capsys.readouterr().out
+
+
+def test_every_chapter_s_main_line_is_short_and_its_sources_box_folded():
+    rows, median = table(master_notebooks())
+    assert len(rows) == 17
+    over = [(name, visible) for name, visible, _ in rows if visible > MAX_VISIBLE]
+    assert not over, f"chapters with more than {MAX_VISIBLE:,} visible words: {over}"
+    assert median <= MAX_MEDIAN_VISIBLE, f"median visible words {median:,.0f}"
+    for master in master_notebooks():
+        cells = [c.source for c in nbformat.read(master, as_version=4).cells if c.cell_type == "markdown"]
+        assert any("About the sources" in split_folds(text)[1] for text in cells), (
+            f"{master.name}: no folded sources box"
+        )
+        assert not any("About the sources" in split_folds(text)[0] for text in cells), master.name

@@ -6,7 +6,7 @@ marked ``release`` and run by ``make check-release``, not by ``make test``.
 The single-page build reuses the website's execution cache and Sphinx environment, so no notebook runs
 again; Chromium prints it as ``make pdf`` does. The PDF must hold every page of ``_toc.yml`` in order,
 with its title, as a bookmark at the page where it starts; its math typeset (no TeX left in the text);
-and every figure of the book.
+every figure of the book; and every fold printed open (its text in the PDF).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
+from coursekit.reading import split_folds
 from test_browser import chromium  # noqa: F401  (the fixture: skips, or fails in CI, without Chromium)
 
 pytestmark = pytest.mark.slow
@@ -100,6 +101,29 @@ def test_every_page_of_the_book_is_in_the_pdf_in_order(text):
         )
         position = found + len(title)
     assert len(text) > 10 * len(toc_files()), f"{len(text)} pages for {len(toc_files())} pages of the book"
+
+
+# A line of plain prose (no math, code, markup or emphasis), long enough to be found once.
+PLAIN_LINE = re.compile(r"^[A-Z][A-Za-z ,;'’.()-]{40,}$")
+
+
+@pytest.mark.release
+def test_every_fold_is_printed_open(text):
+    whole, looked, missing = squashed("\n".join(text)), 0, []
+    for file in toc_files():
+        path = ROOT / f"{file}.ipynb"
+        if not path.exists():
+            continue
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            lines = [line for line in split_folds(cell.source)[1].splitlines() if PLAIN_LINE.match(line)]
+            if lines:
+                looked += 1
+                if squashed(lines[0]) not in whole:
+                    missing.append(f"{file}: {lines[0][:80]}")
+    assert looked >= 17, f"only {looked} folds have a line of plain prose to look for"
+    assert not missing, "folded text not in the PDF:\n" + "\n".join(missing)
 
 
 @pytest.mark.release
