@@ -5,6 +5,10 @@ content">`` around the visible words "Show code cell source". A screen reader th
 that is not the visible label, and a speech-input user who says "click show code cell source" hits
 nothing (WCAG 2.5.3, Label in Name; axe-core's ``label-content-name-mismatch``). This extension writes
 the same markup without the ``aria-label``, so that the summary's name is its visible text.
+
+It registers the markup for the ``singlehtml`` builder too (the PDF's): Sphinx looks a node's handlers
+up by the builder's name first, and since other extensions register some for ``singlehtml``, myst-nb's,
+given for ``html`` only, are not found there and the single-page build stops at the first hidden cell.
 """
 
 from __future__ import annotations
@@ -23,5 +27,6 @@ def visit_hidden_code(self, node) -> None:
 
 
 def setup(app):
-    app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_code, depart_HideCellInput))
+    markup = (visit_hidden_code, depart_HideCellInput)
+    app.add_node(HideCodeCellNode, override=True, html=markup, singlehtml=markup)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
