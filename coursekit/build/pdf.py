@@ -61,6 +61,13 @@ figure, img, .cell_input, .cell_output, mjx-container[display="true"] { break-in
 h1, h2, h3 { break-after: avoid; }
 span[id^="document-"] + section { break-before: page; }
 """
+# Every <details> (a hidden code cell's toggle) opened, its summary ("Show code cell source") hidden, not
+# removed (without one Chromium draws its own, "Details"): Chromium does not lay out the content of a closed
+# <details>, whatever the style says.
+OPEN_DETAILS_JS = """() => document.querySelectorAll('details').forEach(d => {
+  d.open = true;
+  d.querySelectorAll(':scope > summary').forEach(s => s.style.setProperty('display', 'none', 'important'));
+})"""
 # MathJax's assistive MathML: a hidden copy of every formula for screen readers of the web page. Printed,
 # it only doubles the page's elements (and the time Chromium takes to tag them, 100 s against 45 s).
 DROP_ASSISTIVE_MML_JS = "() => document.querySelectorAll('mjx-assistive-mml').forEach(el => el.remove())"
@@ -185,6 +192,7 @@ def print_pdf(page_html: Path, pdf: Path, chromium: str | None = None) -> Path:
                     f"formulas MathJax did not typeset {untypeset[:5]}"
                 )
             page.add_style_tag(content=PRINT_CSS)
+            page.evaluate(OPEN_DETAILS_JS)
             page.evaluate(DROP_ASSISTIVE_MML_JS)
             page.evaluate(KEEP_HEADING_SPACES_JS)
             page.pdf(

@@ -6,7 +6,8 @@ marked ``release`` and run by ``make check-release``, not by ``make test``.
 The single-page build reuses the website's execution cache and Sphinx environment, so no notebook runs
 again; Chromium prints it as ``make pdf`` does. The PDF must hold every page of ``_toc.yml`` in order,
 with its title, as a bookmark at the page where it starts; its math typeset (no TeX left in the text);
-every figure of the book; and every fold printed open (its text in the PDF).
+every figure of the book; and every fold printed open (its text, and the code of the cells the website
+hides behind a toggle, in the PDF).
 """
 
 from __future__ import annotations
@@ -122,8 +123,19 @@ def test_every_fold_is_printed_open(text):
                 looked += 1
                 if squashed(lines[0]) not in whole:
                     missing.append(f"{file}: {lines[0][:80]}")
-    assert looked >= 17, f"only {looked} folds have a line of plain prose to look for"
-    assert not missing, "folded text not in the PDF:\n" + "\n".join(missing)
+        hidden = [  # the code of a cell whose source the website hides behind a toggle
+            line
+            for cell in nbformat.read(path, as_version=4).cells
+            if cell.cell_type == "code" and {"hide-input", "hide-cell"} & set(cell.metadata.get("tags", []))
+            for line in cell.source.splitlines()[:1]
+            if re.fullmatch(r"[A-Za-z_][\w .,=()\[\]-]{20,}", line)
+        ]
+        if hidden:
+            looked += 1
+            if squashed(hidden[0]) not in whole:
+                missing.append(f"{file} (hidden code): {hidden[0][:80]}")
+    assert looked >= 34, f"only {looked} folds and hidden cells have a plain line to look for"
+    assert not missing, "folded text or hidden code not in the PDF:\n" + "\n".join(missing)
 
 
 @pytest.mark.release
