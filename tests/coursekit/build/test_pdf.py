@@ -115,7 +115,8 @@ def test_every_fold_is_printed_open(text):
         path = ROOT / f"{file}.ipynb"
         if not path.exists():
             continue
-        for cell in nbformat.read(path, as_version=4).cells:
+        cells = nbformat.read(path, as_version=4).cells
+        for cell in cells:
             if cell.cell_type != "markdown":
                 continue
             lines = [line for line in split_folds(cell.source)[1].splitlines() if PLAIN_LINE.match(line)]
@@ -125,7 +126,7 @@ def test_every_fold_is_printed_open(text):
                     missing.append(f"{file}: {lines[0][:80]}")
         hidden = [  # the code of a cell whose source the website hides behind a toggle
             line
-            for cell in nbformat.read(path, as_version=4).cells
+            for cell in cells
             if cell.cell_type == "code" and {"hide-input", "hide-cell"} & set(cell.metadata.get("tags", []))
             for line in cell.source.splitlines()[:1]
             if re.fullmatch(r"[A-Za-z_][\w .,=()\[\]-]{20,}", line)
