@@ -11,9 +11,13 @@ them:
 - an HTML ``<details>`` element;
 - a markdown cell tagged ``hide-cell`` or ``remove-cell``.
 
-Words are counted as :func:`words` counts them: math, code, link targets, HTML tags and directive
-options are not words. ``python -m coursekit words [NOTEBOOK ...]`` prints, per master, the visible
-and the folded words and the median of the visible ones; :data:`MAX_VISIBLE` and
+Words are counted as :func:`words` counts them, as a reader meets them: every run of characters
+between white space is a word, inline math and code included (``$x_i$`` is one word, a displayed
+formula as many as its source has); what no reader sees is not counted: HTML comments (the other
+forms of a statement, the markers of a variant's numbers) and tags, fences, and directives' names
+and options (``:::{admonition}``, ``:class: dropdown``). A fold's title shows while it is closed and
+counts as visible. ``python -m coursekit words [NOTEBOOK ...]`` prints, per master, the visible and
+the folded words and the median of the visible ones; :data:`MAX_VISIBLE` and
 :data:`MAX_MEDIAN_VISIBLE` are the course's limits.
 
 Derived for the course machinery; not part of the lecture.
@@ -31,11 +35,13 @@ import nbformat
 MAX_VISIBLE = 3000  # visible words of any one chapter
 MAX_MEDIAN_VISIBLE = 2500  # the median over the chapters
 
-_DISPLAY_MATH = re.compile(r"\$\$.*?\$\$|\\begin\{(\w+\*?)\}.*?\\end\{\1\}", re.S)
-_FENCED = re.compile(r"```.*?```", re.S)
-_INLINE = re.compile(r"\$[^$\n]+\$|`[^`\n]+`")
-_MARKUP = re.compile(r"<[^>]+>|^\s*:::.*$|^\s*:\w+:.*$|\]\([^)]*\)", re.M)
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+_UNSEEN = re.compile(
+    r"(?s:<!--.*?-->)"  # a comment
+    r"|</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>\n]*)?/?>"  # an HTML tag
+    r"|^[ \t]*:\w[\w-]*:(?:[ \t].*)?$"  # a directive's option
+    r"|^[ \t]*(?::{3,}|`{3,})(?:\{[\w:-]+\}|\w+)?",  # a fence and the directive's name (its title shows)
+    re.M,
+)
 
 _OPEN = re.compile(r"^\s*(:{3,}|`{3,})\{([\w:-]+)\}")
 _CLOSE = re.compile(r"^\s*(:{3,}|`{3,})\s*$")
@@ -46,10 +52,8 @@ FOLDED_CELL_TAGS = {"hide-cell", "remove-cell"}
 
 
 def words(text: str) -> int:
-    """Words of prose in markdown ``text``: math, code, links' targets and directive options not counted."""
-    text = _FENCED.sub(" ", _DISPLAY_MATH.sub(" ", text))
-    text = _MARKUP.sub(" ", _INLINE.sub(" ", text))
-    return len(_WORD.findall(text))
+    """Words a reader meets in markdown ``text``: white-space-separated runs, without comments and options."""
+    return len(_UNSEEN.sub("", text).split())
 
 
 def prose_words(nb: nbformat.NotebookNode) -> int:
@@ -83,7 +87,8 @@ def split_folds(text: str) -> tuple[str, str]:
             classes = " ".join(value for key, value in options if key == "class").split()
             fold = name == "dropdown" or "dropdown" in classes or "toggle" in classes
             stack.append((fence, fold))
-            (folded if inside or fold else shown).extend(lines[i:j])
+            (folded if inside else shown).append(line)  # a closed fold's title shows
+            (folded if inside or fold else shown).extend(lines[i + 1 : j])
             i = j
             continue
         elif closed and stack and closed.group(1)[0] == stack[-1][0][0] and len(closed.group(1)) >= len(stack[-1][0]):

@@ -11,19 +11,21 @@ from coursekit.reading import MAX_MEDIAN_VISIBLE, MAX_VISIBLE, main, split_folds
 FOLD = ":::{admonition} Why it holds\n:class: dropdown\n\nThree folded words.\n:::"
 
 
-def test_words_are_prose_not_math_code_or_options():
-    assert words("Two words $x + y$ and `code here` then\n\n$$\na + b\n$$\n") == 4
-    assert words(":::{note}\n:class: dropdown\n\nA [link](https://x.org/a-b).\n:::") == 2
+def test_words_are_what_a_reader_meets_math_and_code_included():
+    assert words("Two words $x + y$ and `code here` then\n\n$$\na + b\n$$\n") == 14
+    assert words("Pick (a) <!--not: the other form of (a)--> or $0.6$<!--v:mean-->.") == 4
+    assert words(":::{note} A title\n:class: dropdown\n\nA [link](https://x.org/a-b).\n:::") == 4
+    assert words("```python\nx = 1\n```") == 3
 
 
 @pytest.mark.parametrize(
     "text, shown, folded",
     [
-        ("Seen here.\n\n" + FOLD + "\n\nSeen again.", 4, 3),  # a directive's title line is markup
+        ("Seen here.\n\n" + FOLD + "\n\nSeen again.", 4 + 3, 3),  # a closed fold's title shows
         (":::{note}\nAn open note.\n:::", 3, 0),  # an admonition without the class stays open
-        (":::{solution} cyu-a\n:class: dropdown\nFolded answer.\n:::\nAfter.", 1, 2),
-        (":::{dropdown} A title\nHidden.\n:::", 0, 1),
-        ("::::{admonition} Outer\n:class: dropdown\n:::{note}\nInner words.\n:::\nStill folded.\n::::\nOut.", 1, 4),
+        (":::{solution} cyu-a\n:class: dropdown\nFolded answer.\n:::\nAfter.", 2, 2),
+        (":::{dropdown} A title\nHidden.\n:::", 2, 1),
+        ("::::{admonition} Outer\n:class: dropdown\n:::{note} In\nInner words.\n:::\nStill folded.\n::::\nOut.", 2, 5),
         ("<details><summary>More</summary>\n\nFolded here.\n\n</details>\n\nShown.", 1, 3),
         ("```python\n:::{note}\n```\nShown words.", 2, 0),  # a fence inside code is code
         (":::{note}\n:class: tip\nOpen.\n:::", 1, 0),
@@ -43,7 +45,7 @@ def test_a_notebook_counts_markdown_only_and_a_hidden_cell_is_folded():
         hidden,
         nbformat.v4.new_code_cell("not counted at all"),
     ]
-    assert visible_words(nb) == (2, 3 + 4)
+    assert visible_words(nb) == (2 + 3, 3 + 4)
 
 
 def test_the_table_names_a_chapter_over_the_limit(tmp_path, capsys):
