@@ -175,6 +175,7 @@ class Visit:
     math: dict = field(default_factory=dict)
     violations: list[dict] | None = None  # axe-core's, None when axe-core is not installed
     screenshot: Path | None = None
+    cut_code: list[str] = field(default_factory=list)  # code lines behind a scroll bar, folds opened
 
 
 def site_pages(html: Path) -> list[str]:
@@ -229,6 +230,16 @@ MATH_JS = r"""() => {
     text: text.join('\n'),
   };
 }"""
+# Every fold (sphinx-togglebutton's) and hidden cell (a <details>) opened, the longest line of each code
+# block (code cells, markdown's Python blocks) that does not fit its width: _ext/static/code.css sizes
+# code for the 88 columns that ruff formats the notebooks to.
+CUT_CODE_JS = r"""() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('.toggle-hidden').forEach(el => el.classList.remove('toggle-hidden'));
+  return Array.from(document.querySelectorAll('.cell_input pre, .highlight-python pre'))
+    .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+    .map(pre => pre.textContent.split('\n').reduce((a, b) => (b.length > a.length ? b : a)));
+}"""
 RAW_TEX = re.compile(r"\$\$|\\\[|\\\]|\\\(|\\\)|\\begin\{|\\end\{|\\[A-Za-z]{2,}")
 
 # axe-core from the npm package pinned in package.json (`npm ci`, which `make setup` runs, installs it),
@@ -270,6 +281,7 @@ def visit(browser, base: str, html: Path, path: str, screenshots: Path) -> Visit
         if is_chapter(path):
             seen.screenshot = screenshots / f"{Path(path).stem}.png"
             page.screenshot(path=seen.screenshot, full_page=True)
+        seen.cut_code = page.evaluate(CUT_CODE_JS)
     finally:
         context.close()
     # A blocked request also fails; it is reported once, as a request off this machine.
@@ -295,6 +307,12 @@ def test_the_site_has_every_page(visits):
     chapters = {Path(p).stem for p in visits if is_chapter(p)}
     assert chapters == {master.stem for master in master_notebooks()}
     assert visits["index.html"].url.endswith("/intro.html"), "index.html should send the reader to intro.html"
+
+
+def test_no_code_line_is_cut_off(visits):
+    """At the tests' window width every line of code, folded or not, shows whole (no scroll bar)."""
+    cut = {path: [f"longest line cut off: {line!r}" for line in seen.cut_code] for path, seen in visits.items()}
+    assert not any(cut.values()), report(cut)
 
 
 def test_every_page_loads_without_console_errors(visits):

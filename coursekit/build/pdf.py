@@ -47,8 +47,9 @@ SETTLE_JS = """async () => {
 UNTYPESET_JS = """() => Array.from(document.querySelectorAll('.math'))
   .filter(el => !el.closest('pre, code') && !el.querySelector('mjx-container'))
   .map(el => el.textContent.trim().slice(0, 80))"""
-# For paper: no theme chrome, every folded block (solutions, hidden code) open, and no figure or code
-# block split between two pages where it can be helped.
+# For paper: no theme chrome, every folded block (solutions, hidden code) open, code at 10.5px (an
+# 88-column line, as ruff formats the notebooks, fits the A4 column's 605 pixels unwrapped), and no
+# figure or code block split between two pages where it can be helped.
 PRINT_CSS = """
 .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer,
 .bd-footer-article, .prev-next-area, .headerlink, .copybtn, #pst-back-to-top, .skip-link { display: none !important; }
@@ -57,6 +58,7 @@ details { display: block; }
 details > summary { display: none; }
 .toggle-hidden, .toggle-details__container, details > * { display: block !important; visibility: visible !important; }
 pre { white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important; }
+.cell_input pre, .highlight-python pre { font-size: 10.5px !important; }
 figure, img, .cell_input, .cell_output, mjx-container[display="true"] { break-inside: avoid; }
 h1, h2, h3 { break-after: avoid; }
 span[id^="document-"] + section { break-before: page; }
