@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import nbformat
 import pytest
 
 from coursekit.notebooks import master_notebooks
 from coursekit.reading import MAX_MEDIAN_VISIBLE, MAX_VISIBLE, main, split_folds, table, visible_words, words
 
+# The "About the sources" box: a directive titled so, with its options (a fold has the class dropdown).
+SOURCES_BOX = re.compile(
+    r"^[ \t]*:{3,}\{[\w:-]+\}[^\n]*About the sources[^\n]*\n"  # the title line
+    r"(?P<options>(?:[ \t]*:\w[\w-]*:.*\n)*)",  # the options
+    re.M,
+)
 FOLD = ":::{admonition} Why it holds\n:class: dropdown\n\nThree folded words.\n:::"
 
 
@@ -65,7 +73,9 @@ def test_every_chapter_s_main_line_is_short_and_its_sources_box_folded():
     assert median <= MAX_MEDIAN_VISIBLE, f"median visible words {median:,.0f}"
     for master in master_notebooks():
         cells = [c.source for c in nbformat.read(master, as_version=4).cells if c.cell_type == "markdown"]
-        assert any("About the sources" in split_folds(text)[1] for text in cells), (
-            f"{master.name}: no folded sources box"
-        )
-        assert not any("About the sources" in split_folds(text)[0] for text in cells), master.name
+        boxes = [box for text in cells for box in SOURCES_BOX.finditer(text)]
+        assert boxes, f"{master.name}: no 'About the sources' box"
+        assert all("dropdown" in box["options"] for box in boxes), f"{master.name}: the sources box is not folded"
+        for text in cells:  # nothing of the box shows but its title
+            shown = [line for line in split_folds(text)[0].splitlines() if "About the sources" in line]
+            assert all(SOURCES_BOX.match(line + "\n") for line in shown), (master.name, shown)
