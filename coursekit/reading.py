@@ -1,4 +1,4 @@
-"""How much a reader sees of each chapter before opening a fold: visible and folded words of prose.
+r"""How much a reader sees of each chapter before opening a fold: visible and folded words of prose.
 
 A chapter has two layers. The main line is the markdown a reader sees as the page opens; the rest
 (proofs of side conditions, extra checks, replications, history, the "About the sources" box, the
@@ -11,11 +11,11 @@ them:
 - an HTML ``<details>`` element;
 - a markdown cell tagged ``hide-cell`` or ``remove-cell``.
 
-Words are counted as :func:`words` counts them, as a reader meets them: every run of characters
-between white space is a word, inline math and code included (``$x_i$`` is one word, a displayed
-formula as many as its source has); what no reader sees is not counted: HTML comments (the other
-forms of a statement, the markers of a variant's numbers) and tags, fences, and directives' names
-and options (``:::{admonition}``, ``:class: dropdown``). A fold's title shows while it is closed and
+Words are counted as :func:`words` counts them, strictly: every run of letters, digits and
+underscores is a word, in prose, math and code alike (``$p(x \mid y)$`` is four words: p, x, mid,
+y; ``0.25`` is two); what no reader sees is not counted: HTML comments (the other forms of a
+statement, the markers of a variant's numbers) and tags, a link's target, fences, and directives'
+names and options (``:::{admonition}``, ``:class: dropdown``). A fold's title shows while it is closed and
 counts as visible. ``python -m coursekit words [NOTEBOOK ...]`` prints, per master, the visible and
 the folded words and the median of the visible ones; :data:`MAX_VISIBLE` and
 :data:`MAX_MEDIAN_VISIBLE` are the course's limits.
@@ -39,9 +39,11 @@ _UNSEEN = re.compile(
     r"(?s:<!--.*?-->)"  # a comment
     r"|</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>\n]*)?/?>"  # an HTML tag
     r"|^[ \t]*:\w[\w-]*:(?:[ \t].*)?$"  # a directive's option
-    r"|^[ \t]*(?::{3,}|`{3,})(?:\{[\w:-]+\}|\w+)?",  # a fence and the directive's name (its title shows)
+    r"|^[ \t]*(?::{3,}|`{3,})(?:\{[\w:-]+\}|\w+)?"  # a fence and the directive's name (its title shows)
+    r"|(?<=\])\([^()\s]*\)",  # a link's target
     re.M,
 )
+_WORD = re.compile(r"\w+")
 
 _OPEN = re.compile(r"^\s*(:{3,}|`{3,})\{([\w:-]+)\}")
 _CLOSE = re.compile(r"^\s*(:{3,}|`{3,})\s*$")
@@ -52,8 +54,8 @@ FOLDED_CELL_TAGS = {"hide-cell", "remove-cell"}
 
 
 def words(text: str) -> int:
-    """Words a reader meets in markdown ``text``: white-space-separated runs, without comments and options."""
-    return len(_UNSEEN.sub("", text).split())
+    """Words a reader meets in markdown ``text``: runs of letters, digits and ``_``, outside what is unseen."""
+    return len(_WORD.findall(_UNSEEN.sub("", text)))
 
 
 def prose_words(nb: nbformat.NotebookNode) -> int:

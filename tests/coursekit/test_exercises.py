@@ -96,14 +96,14 @@ def test_check_your_understanding_and_pitfalls_in_every_notebook():
     assert len(labels) == len(set(labels)), "exercise labels must be unique in the book"
 
 
-def test_prose_words_count_what_a_reader_meets_math_and_code_included():
+def test_prose_words_count_runs_of_letters_and_digits_math_and_code_included():
     nb = nbformat.v4.new_notebook()
     nb.cells = [
         nbformat.v4.new_markdown_cell("Two words $x + y = z$ and `code here` then\n\n$$\na + b\n$$\n"),
         nbformat.v4.new_markdown_cell(":::{exercise}\n:label: cyu-x\n\nA [link](https://x.org/a-b).\n:::"),
         nbformat.v4.new_code_cell("not counted at all"),
     ]
-    assert exercises.prose_words(nb) == 16 + 2  # every token of the first; "A [link](...)." (no options)
+    assert exercises.prose_words(nb) == 11 + 2  # every letter-digit run of the first; "A [link](...)."
 
 
 def test_grading_copy_keeps_imports_and_answers_only():

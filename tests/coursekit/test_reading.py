@@ -19,11 +19,13 @@ SOURCES_BOX = re.compile(
 FOLD = ":::{admonition} Why it holds\n:class: dropdown\n\nThree folded words.\n:::"
 
 
-def test_words_are_what_a_reader_meets_math_and_code_included():
-    assert words("Two words $x + y$ and `code here` then\n\n$$\na + b\n$$\n") == 14
-    assert words("Pick (a) <!--not: the other form of (a)--> or $0.6$<!--v:mean-->.") == 4
+def test_words_are_runs_of_letters_and_digits_math_and_code_included():
+    assert words("Two words $x + y$ and `code here` then\n\n$$\na + b\n$$\n") == 10
+    assert words("Pick (a) <!--not: the other form of (a)--> or $0.6$<!--v:mean-->.") == 5  # 0 and 6
+    assert words(r"$p(x \mid y)$, don't") == 4 + 2
     assert words(":::{note} A title\n:class: dropdown\n\nA [link](https://x.org/a-b).\n:::") == 4
-    assert words("```python\nx = 1\n```") == 3
+    assert words("See [the Gaussian](02.01-The-Gaussian.ipynb) (twice) and (f(x)).") == 3 + 1 + 3
+    assert words("```python\nx = 1\n```") == 2
 
 
 @pytest.mark.parametrize(
@@ -31,7 +33,7 @@ def test_words_are_what_a_reader_meets_math_and_code_included():
     [
         ("Seen here.\n\n" + FOLD + "\n\nSeen again.", 4 + 3, 3),  # a closed fold's title shows
         (":::{note}\nAn open note.\n:::", 3, 0),  # an admonition without the class stays open
-        (":::{solution} cyu-a\n:class: dropdown\nFolded answer.\n:::\nAfter.", 2, 2),
+        (":::{solution} cyu-a\n:class: dropdown\nFolded answer.\n:::\nAfter.", 3, 2),
         (":::{dropdown} A title\nHidden.\n:::", 2, 1),
         ("::::{admonition} Outer\n:class: dropdown\n:::{note} In\nInner words.\n:::\nStill folded.\n::::\nOut.", 2, 5),
         ("<details><summary>More</summary>\n\nFolded here.\n\n</details>\n\nShown.", 1, 3),
