@@ -313,6 +313,7 @@ def battery(release, other_sections, tmp_path_factory):
     # what is left running afterwards is found by it.
     scratch, previous = Path(tempfile.mkdtemp(prefix="lecturekit-battery-")), tempfile.tempdir
     tempfile.tempdir = str(scratch)
+    before = set(grading_groups())  # left by graders outside this run (another session, a killed run)
     start = time.monotonic()
     try:
         rows = grade(folder, folder / "scores.csv", release / "autograder", cell_seconds=CELL_SECONDS, jobs=2)
@@ -323,8 +324,16 @@ def battery(release, other_sections, tmp_path_factory):
         table = {row["submission"].split("/")[0]: row for row in csv.DictReader(handle)}
     with (folder / "summary.csv").open() as handle:
         summary = {row["question"]: row for row in csv.DictReader(handle)}
-    yield table, summary, seconds, {row["submission"].split("/")[0]: row for row in rows}, scratch, folder
+    rows = {row["submission"].split("/")[0]: row for row in rows}
+    yield table, summary, seconds, rows, scratch, folder, before
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def grading_groups() -> list[Path]:
+    """Every cgroup folder a grading process has made on this machine (any hierarchy, any depth)."""
+    return list(Path("/sys/fs/cgroup").glob(f"*/**/{limits.PREFIX}*")) + list(
+        Path("/sys/fs/cgroup").glob(f"{limits.PREFIX}*")
+    )
 
 
 def scores(row) -> dict[str, float]:
@@ -424,7 +433,7 @@ def test_the_summary_counts_faults_and_the_batch_ends_in_bounded_time(battery):
 
 
 def test_every_row_is_present_and_every_classmate_gets_full_marks(battery):
-    table, *_, folder = battery
+    table, *_, folder, _ = battery
     assert set(table) == {path.name for path in folder.iterdir() if path.is_dir()}
     for name in CLASSMATES:
         assert scores(table[name]) == FULL and table[name]["error"] == "", table[name]
@@ -452,7 +461,7 @@ def test_a_file_that_is_no_notebook_is_a_row_saying_so(battery, name):
 
 
 def test_the_scores_file_holds_only_what_the_grader_wrote(battery):
-    table, *_, folder = battery
+    table, *_, folder, _ = battery
     text = (folder / "scores.csv").read_bytes()
     assert max(text) < 128  # plain ASCII, whatever the submissions sent
     for trace in (b"/tmp", b"/proc", b"MemTotal", b"\\udcff", b"lecturekit-grader"):
@@ -462,22 +471,23 @@ def test_the_scores_file_holds_only_what_the_grader_wrote(battery):
 
 
 def test_nothing_a_submission_started_outlives_the_batch(battery):
-    *_, scratch, _ = battery
+    *_, scratch, _, before = battery
     left = subprocess.run(["pgrep", "-f", str(scratch)], capture_output=True, text=True).stdout.split()
     assert not left, subprocess.run(
         ["ps", "-o", "pid,cmd", "-p", ",".join(left)], capture_output=True, text=True
     ).stdout
-    # No cgroup of a grading process that has ended (the groups of other tests' live ones may exist).
+    # No cgroup of a grading process of this run that has ended (the groups of other tests' live ones may
+    # exist; what a grader killed before this run left is not this run's doing).
     stale = [
         group
-        for group in Path("/sys/fs/cgroup").glob(f"*/**/{limits.PREFIX}*")
+        for group in set(grading_groups()) - before
         if not Path(f"/proc/{group.name.removeprefix(limits.PREFIX)}").exists()
     ]
     assert not stale, stale
 
 
 def test_the_grader_and_every_sandbox_stay_within_their_bounds(battery):
-    *_, rows, _, _ = battery
+    *_, rows, _, _, _ = battery
     bound = DEFAULT_MEMORY + zygote.ZYGOTE_MEMORY
     peaks = {name: row["memory"] for name, row in rows.items() if row.get("memory")}
     assert set(peaks) == {name for name, row in rows.items() if not row.get("error")}
