@@ -670,3 +670,34 @@ def test_a_student_checks_an_answer_in_jupyterlab(chromium, browser, jupyterlab,
     print(f"\nJupyterLab session took {time.perf_counter() - started:.1f} s")
     assert not crashes, f"uncaught errors in JupyterLab: {crashes}"
     assert not outside, f"JupyterLab asked for addresses off this machine (blocked): {outside}"
+
+
+def test_a_graded_questions_fine_print_is_a_closed_fold_in_jupyterlab(browser, jupyterlab, screenshots):
+    """jupyterlab-myst renders a question's *How it is graded* fold as a closed <details> that Enter opens."""
+    from playwright.sync_api import expect
+
+    outside: list[str] = []
+    context = new_context(browser, outside)
+    page = context.new_page()
+    try:
+        page.goto(f"{jupyterlab.url}/lab/tree/{BAYES}.ipynb?token={jupyterlab.token}")
+        page.wait_for_selector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status="idle"]')
+        question = page.locator(".jp-NotebookPanel .jp-MarkdownCell", has_text="Question 1 (").first
+        question.scroll_into_view_if_needed()
+        fold = question.locator("details", has=page.locator("summary", has_text="How it is graded"))
+        expect(fold).to_have_count(1, timeout=TIMEOUT_MS)
+        body = fold.locator("> :not(summary)").first
+        assert fold.evaluate("d => d.open") is False and not body.is_visible(), "the fold is open on load"
+        assert "dropdown" not in question.inner_text(), "the directive shows as raw text"
+        fold.locator("summary").scroll_into_view_if_needed()
+        question.screenshot(path=screenshots / "jupyterlab-fold-closed.png")
+        fold.locator("summary").focus()
+        page.keyboard.press("Enter")
+        expect(body).to_be_visible()
+        assert fold.evaluate("d => d.open") is True
+        expect(body).to_contain_text("The grader runs your answer cell")
+        assert fold.locator("mjx-container, .MathJax, .katex").count() >= 1, "no typeset math in the open fold"
+        question.screenshot(path=screenshots / "jupyterlab-fold-open.png")
+    finally:
+        context.close()
+    assert not outside, f"JupyterLab asked for addresses off this machine (blocked): {outside}"
