@@ -12,10 +12,11 @@ them:
 - a markdown cell tagged ``hide-cell`` or ``remove-cell``.
 
 Words are counted as :func:`words` counts them, strictly: every run of letters, digits and
-underscores is a word, in prose, math and code alike (``$p(x \mid y)$`` is four words: p, x, mid,
-y; ``0.25`` is two); what no reader sees is not counted: HTML comments (the other forms of a
-statement, the markers of a variant's numbers) and tags, a link's target, fences, and directives'
-names and options (``:::{admonition}``, ``:class: dropdown``). A fold's title shows while it is closed and
+underscores in the markdown source is a word, in prose, math and code alike (``$p(x \mid y)$`` is
+four words: p, x, mid, y; ``0.25`` is two), and so are a link's target and a directive's name and
+options (``:::{admonition}``, ``:class: dropdown``: three), which a reader of the source meets;
+only HTML comments (the other forms of a statement, the markers of a variant's numbers), which no
+surface shows, are not counted. A fold's title shows while it is closed and
 counts as visible. ``python -m coursekit words [NOTEBOOK ...]`` prints, per master, the visible and
 the folded words and the median of the visible ones; :data:`MAX_VISIBLE` and
 :data:`MAX_MEDIAN_VISIBLE` are the course's limits.
@@ -35,14 +36,7 @@ import nbformat
 MAX_VISIBLE = 3000  # visible words of any one chapter
 MAX_MEDIAN_VISIBLE = 2500  # the median over the chapters
 
-_UNSEEN = re.compile(
-    r"(?s:<!--.*?-->)"  # a comment
-    r"|</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>\n]*)?/?>"  # an HTML tag
-    r"|^[ \t]*:\w[\w-]*:(?:[ \t].*)?$"  # a directive's option
-    r"|^[ \t]*(?::{3,}|`{3,})(?:\{[\w:-]+\}|\w+)?"  # a fence and the directive's name (its title shows)
-    r"|(?<=\])\([^()\s]*\)",  # a link's target
-    re.M,
-)
+_UNSEEN = re.compile(r"<!--.*?-->", re.S)  # a comment: no surface shows it
 _WORD = re.compile(r"\w+")
 
 _OPEN = re.compile(r"^\s*(:{3,}|`{3,})\{([\w:-]+)\}")
@@ -54,7 +48,7 @@ FOLDED_CELL_TAGS = {"hide-cell", "remove-cell"}
 
 
 def words(text: str) -> int:
-    """Words a reader meets in markdown ``text``: runs of letters, digits and ``_``, outside what is unseen."""
+    """Words in markdown ``text``: runs of letters, digits and ``_``, outside HTML comments."""
     return len(_WORD.findall(_UNSEEN.sub("", text)))
 
 

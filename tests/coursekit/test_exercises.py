@@ -103,7 +103,7 @@ def test_prose_words_count_runs_of_letters_and_digits_math_and_code_included():
         nbformat.v4.new_markdown_cell(":::{exercise}\n:label: cyu-x\n\nA [link](https://x.org/a-b).\n:::"),
         nbformat.v4.new_code_cell("not counted at all"),
     ]
-    assert exercises.prose_words(nb) == 11 + 2  # every letter-digit run of the first; "A [link](...)."
+    assert exercises.prose_words(nb) == 11 + 11  # every letter-digit run, the directive's and link's too
 
 
 def test_grading_copy_keeps_imports_and_answers_only():

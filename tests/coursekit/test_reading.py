@@ -19,26 +19,27 @@ SOURCES_BOX = re.compile(
 FOLD = ":::{admonition} Why it holds\n:class: dropdown\n\nThree folded words.\n:::"
 
 
-def test_words_are_runs_of_letters_and_digits_math_and_code_included():
+def test_words_are_runs_of_letters_and_digits_math_code_and_markup_included():
     assert words("Two words $x + y$ and `code here` then\n\n$$\na + b\n$$\n") == 10
     assert words("Pick (a) <!--not: the other form of (a)--> or $0.6$<!--v:mean-->.") == 5  # 0 and 6
     assert words(r"$p(x \mid y)$, don't") == 4 + 2
-    assert words(":::{note} A title\n:class: dropdown\n\nA [link](https://x.org/a-b).\n:::") == 4
-    assert words("See [the Gaussian](02.01-The-Gaussian.ipynb) (twice) and (f(x)).") == 3 + 1 + 3
-    assert words("```python\nx = 1\n```") == 2
+    # A reader of the source meets a directive's name and options and a link's target too.
+    assert words(":::{note} A title\n:class: dropdown\n\nA [link](https://x.org/a-b).\n:::") == 3 + 2 + 7
+    assert words("See [the Gaussian](02.01-The-Gaussian.ipynb) (twice) and (f(x)).") == 3 + 4 + 5
+    assert words("```python\nx = 1\n```") == 3
 
 
 @pytest.mark.parametrize(
     "text, shown, folded",
     [
-        ("Seen here.\n\n" + FOLD + "\n\nSeen again.", 4 + 3, 3),  # a closed fold's title shows
-        (":::{note}\nAn open note.\n:::", 3, 0),  # an admonition without the class stays open
-        (":::{solution} cyu-a\n:class: dropdown\nFolded answer.\n:::\nAfter.", 3, 2),
-        (":::{dropdown} A title\nHidden.\n:::", 2, 1),
-        ("::::{admonition} Outer\n:class: dropdown\n:::{note} In\nInner words.\n:::\nStill folded.\n::::\nOut.", 2, 5),
-        ("<details><summary>More</summary>\n\nFolded here.\n\n</details>\n\nShown.", 1, 3),
-        ("```python\n:::{note}\n```\nShown words.", 2, 0),  # a fence inside code is code
-        (":::{note}\n:class: tip\nOpen.\n:::", 1, 0),
+        ("Seen here.\n\n" + FOLD + "\n\nSeen again.", 2 + 4 + 2, 2 + 3),  # a closed fold's title shows
+        (":::{note}\nAn open note.\n:::", 1 + 3, 0),  # an admonition without the class stays open
+        (":::{solution} cyu-a\n:class: dropdown\nFolded answer.\n:::\nAfter.", 3 + 1, 2 + 2),
+        (":::{dropdown} A title\nHidden.\n:::", 3, 1),
+        ("::::{admonition} Outer\n:class: dropdown\n:::{note} In\nInner words.\n:::\nStill folded.\n::::\nOut.", 3, 8),
+        ("<details><summary>More</summary>\n\nFolded here.\n\n</details>\n\nShown.", 1, 2 + 2 + 2 + 1),
+        ("```python\n:::{note}\n```\nShown words.", 4, 0),  # a fence inside code is code
+        (":::{note}\n:class: tip\nOpen.\n:::", 4, 0),
     ],
 )
 def test_a_fold_is_a_dropdown_directive_or_details(text, shown, folded):
@@ -55,7 +56,7 @@ def test_a_notebook_counts_markdown_only_and_a_hidden_cell_is_folded():
         hidden,
         nbformat.v4.new_code_cell("not counted at all"),
     ]
-    assert visible_words(nb) == (2 + 3, 3 + 4)
+    assert visible_words(nb) == (2 + 4, 5 + 4)
 
 
 def test_the_table_names_a_chapter_over_the_limit(tmp_path, capsys):
