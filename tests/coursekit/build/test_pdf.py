@@ -38,8 +38,9 @@ def plain(text: str) -> str:
 
 
 def squashed(text: str) -> str:
-    """Text with no white space at all: in a PDF's text a line may wrap anywhere."""
-    return plain(text).replace(" ", "")
+    """Text with no white space and no hyphens: in a PDF's text a line may wrap anywhere, and where it
+    wraps after a hyphen ("semi-" / "definite") pdfium gives the hyphen as the control character \\x02."""
+    return plain(text).replace(" ", "").replace("-", "").replace("\x02", "")
 
 
 def toc_files() -> list[str]:
